@@ -1,0 +1,2 @@
+export * from "./call.ts";
+export type * from "./raw-route.ts";

@@ -1,0 +1,2 @@
+export * from "./metadata-store.ts";
+export type * from "./schema.ts";

@@ -1,0 +1,66 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import SQLite from "better-sqlite3";
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import { migrationProvider } from "./migrations/index.ts";
+import type { MetadataSchema } from "./schema.ts";
+
+/** Where metadata lives. */
+export interface MetadataStoreOptions {
+  /**
+   * `postgres://…` selects PostgreSQL. Absent: embedded SQLite at `<dataDir>/lading.db`,
+   * so a laptop needs no database server.
+   */
+  databaseUrl?: string;
+  /** Directory for the embedded SQLite file. */
+  dataDir: string;
+  /** PostgreSQL pool size. Default 10: enough for one replica on a small machine. */
+  poolSize?: number;
+}
+
+/** An open metadata store. */
+export interface MetadataStore {
+  db: Kysely<MetadataSchema>;
+  dialect: "sqlite" | "postgres";
+  /** Runs pending migrations; safe to call on every start and from several replicas. */
+  migrate(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** Opens the metadata store named by `options`. */
+export function createMetadataStore(options: MetadataStoreOptions): MetadataStore {
+  const url = options.databaseUrl;
+  if (url && !/^postgres(ql)?:\/\//.test(url)) {
+    throw new Error("database URL must start with postgres:// or postgresql://");
+  }
+  const dialect = url ? "postgres" : "sqlite";
+  const db = new Kysely<MetadataSchema>({
+    dialect: url
+      ? new PostgresDialect({
+          pool: new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 }),
+        })
+      : new SqliteDialect({ database: openSqlite(options.dataDir) }),
+  });
+  return {
+    db,
+    dialect,
+    async migrate() {
+      const migrator = new Migrator({ db, provider: migrationProvider });
+      const { error, results } = await migrator.migrateToLatest();
+      if (error) throw error;
+      return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+function openSqlite(dataDir: string): SQLite.Database {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const database = new SQLite(join(dataDir, "lading.db"));
+  database.pragma("journal_mode = WAL");
+  database.pragma("synchronous = NORMAL");
+  database.pragma("foreign_keys = ON");
+  database.pragma("busy_timeout = 5000");
+  return database;
+}

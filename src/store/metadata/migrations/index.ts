@@ -1,0 +1,9 @@
+import type { Migration, MigrationProvider } from "kysely";
+import * as iam from "./0001-iam.ts";
+
+/** Every migration, in order. Names never change once released. */
+export const migrationProvider: MigrationProvider = {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return { "0001-iam": iam };
+  },
+};
