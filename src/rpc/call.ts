@@ -14,6 +14,11 @@ export interface Call {
   requestId: string;
   /** Aborted when the client goes away or the server shuts down. */
   signal: AbortSignal;
+  /**
+   * REST only: the field paths present in the JSON body (snake_case, dotted for nested
+   * fields). An update with no mask changes exactly these (spec "Partial update" rule 1).
+   */
+  bodyPaths?: string[];
 }
 
 /** One unary RPC implemented once and called by every door. */

@@ -1,2 +1,6 @@
+export * from "./access.ts";
 export * from "./call.ts";
+export * from "./error-details.ts";
 export type * from "./raw-route.ts";
+export * from "./update-mask.ts";
+export * from "./validate.ts";

@@ -47,7 +47,19 @@ export async function createTestStore(kind: "sqlite" | "postgres"): Promise<Test
     async drop() {
       const client = new pg.Client({ connectionString: postgresAdminUrl });
       await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      // The store's pool may still be closing its connections: wait for them rather than
+      // terminate them, which would fail a suite still shutting down.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await client.query(
+            `DROP DATABASE IF EXISTS ${database}${attempt < 50 ? "" : " WITH (FORCE)"}`,
+          );
+          break;
+        } catch (error) {
+          if ((error as { code?: string }).code !== "55006") throw error;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
       await client.end();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -1,2 +1,3 @@
 export * from "./metadata-store.ts";
 export type * from "./schema.ts";
+export * from "./settings.ts";

@@ -37,9 +37,7 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
   const dialect = url ? "postgres" : "sqlite";
   const db = new Kysely<MetadataSchema>({
     dialect: url
-      ? new PostgresDialect({
-          pool: new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 }),
-        })
+      ? new PostgresDialect({ pool: openPool(url, options.poolSize ?? 10) })
       : new SqliteDialect({ database: openSqlite(options.dataDir) }),
   });
   return {
@@ -53,6 +51,19 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
     },
     close: () => db.destroy(),
   };
+}
+
+/**
+ * A pool that survives PostgreSQL restarts: an idle connection that dies is dropped from the
+ * pool (and reported) instead of crashing the process; queries in flight fail and are retried
+ * by their callers.
+ */
+function openPool(connectionString: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max });
+  pool.on("error", (error) => {
+    process.emitWarning(`PostgreSQL connection lost: ${error.message}`);
+  });
+  return pool;
 }
 
 function openSqlite(dataDir: string): SQLite.Database {

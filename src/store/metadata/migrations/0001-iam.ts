@@ -14,6 +14,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("update_time", t.key, (c) => c.notNull())
     .execute();
   await listIndexes(db, "groups");
+  await db.schema
+    .createIndex("groups_sibling_name")
+    .on("groups")
+    .columns(["parent_uid", "name"])
+    .unique()
+    .execute();
 
   await db.schema
     .createTable("identities")

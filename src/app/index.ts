@@ -1,0 +1,2 @@
+export * from "./bootstrap.ts";
+export * from "./lading.ts";

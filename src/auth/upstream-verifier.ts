@@ -1,0 +1,203 @@
+import { createRemoteJWKSet, decodeJwt, errors, type JWTPayload, jwtVerify } from "jose";
+import { authError, authReasons, upstreamUnavailable } from "./auth-errors.ts";
+
+/** How upstream (third-party OIDC) tokens are checked. */
+export interface UpstreamVerifierOptions {
+  /** Lading's issuer URL. Upstream tokens must carry it, or its host, in `aud`. */
+  issuerUrl: string;
+  /** Timeout of each discovery and JWKS request. Default 5000 ms. */
+  fetchTimeoutMs?: number;
+  /** How long an issuer's discovery document and JWKS are reused. Default 10 minutes. */
+  cacheTtlMs?: number;
+  /** Most issuers kept in the cache; the oldest is dropped beyond it. Default 1000. */
+  maxIssuers?: number;
+  /** Allowed clock difference with upstream issuers for `exp` and `nbf`. Default 5 seconds. */
+  clockToleranceSeconds?: number;
+}
+
+/** The issuer and subject an identity accepts (its `claimMatch`). */
+export interface ClaimMatch {
+  issuer: string;
+  subject: string;
+}
+
+/** Verifies third-party OIDC tokens against an identity's claim match. */
+export interface UpstreamVerifier {
+  /** The claims of `token` when it satisfies `match`, else a structured LadingError. */
+  verify(token: string, match: ClaimMatch | undefined): Promise<JWTPayload>;
+}
+
+const algorithms = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+];
+const maxDiscoveryBytes = 256 * 1024;
+
+interface IssuerKeys {
+  jwks: ReturnType<typeof createRemoteJWKSet>;
+  expiresAt: number;
+}
+
+/**
+ * Creates the verifier. Order matters: the untrusted `iss` must equal the identity's issuer
+ * before any request leaves Lading, so Lading only ever fetches issuers an identity names.
+ */
+export function createUpstreamVerifier(options: UpstreamVerifierOptions): UpstreamVerifier {
+  const issuer = options.issuerUrl.replace(/\/+$/, "");
+  const audiences = new Set([issuer, `${issuer}/`, new URL(issuer).host]);
+  const timeout = options.fetchTimeoutMs ?? 5000;
+  const cacheTtlMs = options.cacheTtlMs ?? 10 * 60_000;
+  const maxIssuers = options.maxIssuers ?? 1000;
+  const clockTolerance = options.clockToleranceSeconds ?? 5;
+  const cache = new Map<string, Promise<IssuerKeys>>();
+
+  async function discover(iss: string): Promise<IssuerKeys> {
+    const where = `${iss.replace(/\/+$/, "")}/.well-known/openid-configuration`;
+    let document: { issuer?: unknown; jwks_uri?: unknown };
+    try {
+      const response = await fetch(where, {
+        signal: AbortSignal.timeout(timeout),
+        redirect: "error",
+        headers: { accept: "application/json" },
+      });
+      if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
+      document = JSON.parse(await readLimited(response, maxDiscoveryBytes));
+    } catch {
+      throw upstreamUnavailable(`cannot read ${where}`);
+    }
+    if (document?.issuer !== iss || typeof document.jwks_uri !== "string") {
+      throw upstreamUnavailable(`${where} does not describe issuer ${iss} with a jwks_uri`);
+    }
+    let jwksUri: URL;
+    try {
+      jwksUri = new URL(document.jwks_uri);
+    } catch {
+      throw upstreamUnavailable(`${where} has an invalid jwks_uri`);
+    }
+    const jwks = createRemoteJWKSet(jwksUri, {
+      timeoutDuration: timeout,
+      cacheMaxAge: cacheTtlMs,
+    });
+    return { jwks, expiresAt: Date.now() + cacheTtlMs };
+  }
+
+  async function keysOf(iss: string): Promise<IssuerKeys> {
+    const cached = cache.get(iss);
+    if (cached) {
+      const keys = await cached;
+      if (keys.expiresAt > Date.now()) return keys;
+      if (cache.get(iss) === cached) cache.delete(iss);
+    }
+    let pending = cache.get(iss);
+    if (!pending) {
+      pending = discover(iss);
+      cache.set(iss, pending);
+      const started = pending;
+      started.catch(() => {
+        if (cache.get(iss) === started) cache.delete(iss);
+      });
+      while (cache.size > maxIssuers) cache.delete(cache.keys().next().value as string);
+    }
+    return pending;
+  }
+
+  return {
+    async verify(token, match) {
+      let unverified: JWTPayload;
+      try {
+        unverified = decodeJwt(token);
+      } catch {
+        throw authError(authReasons.tokenMalformed, "the upstream token is not a JWT");
+      }
+      if (typeof unverified.iss !== "string" || !match || unverified.iss !== match.issuer) {
+        throw untrustedIssuer();
+      }
+      const { jwks } = await keysOf(match.issuer);
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(token, jwks, {
+          algorithms,
+          issuer: match.issuer,
+          clockTolerance,
+          requiredClaims: ["sub", "exp"],
+        }));
+      } catch (error) {
+        throw upstreamError(error);
+      }
+      if (payload.sub !== match.subject) {
+        throw authError(
+          authReasons.upstreamSubject,
+          "the upstream token's subject is not the one the identity trusts",
+        );
+      }
+      const aud = typeof payload.aud === "string" ? [payload.aud] : [payload.aud ?? []].flat();
+      if (!aud.some((a) => audiences.has(a))) {
+        throw authError(
+          authReasons.upstreamAudience,
+          `the upstream token's audience must include ${issuer} or ${new URL(issuer).host}`,
+        );
+      }
+      return payload;
+    },
+  };
+}
+
+/**
+ * UNAUTHENTICATED reason UPSTREAM_ISSUER. Also the answer for an identity that does not exist,
+ * word for word, so the exchange cannot be used to probe for identities.
+ */
+export function untrustedIssuer(): Error {
+  return authError(
+    authReasons.upstreamIssuer,
+    "the upstream token's issuer is not the one the identity trusts",
+  );
+}
+
+function upstreamError(error: unknown): Error {
+  const e = errors;
+  if (error instanceof e.JWTExpired) {
+    return authError(authReasons.upstreamExpired, "the upstream token has expired");
+  }
+  if (error instanceof e.JWTClaimValidationFailed) {
+    if (error.claim === "nbf") {
+      return authError(authReasons.upstreamNotYetValid, "the upstream token is not valid yet");
+    }
+    return authError(authReasons.tokenMalformed, `the upstream token's ${error.claim} is invalid`);
+  }
+  if (error instanceof e.JWSInvalid || error instanceof e.JWTInvalid) {
+    return authError(authReasons.tokenMalformed, "the upstream token is malformed");
+  }
+  if (
+    error instanceof e.JWSSignatureVerificationFailed ||
+    error instanceof e.JWKSNoMatchingKey ||
+    error instanceof e.JWKSMultipleMatchingKeys ||
+    error instanceof e.JOSEAlgNotAllowed ||
+    error instanceof e.JOSENotSupported
+  ) {
+    return authError(
+      authReasons.upstreamSignature,
+      "the upstream token's signature does not verify",
+    );
+  }
+  return upstreamUnavailable("the upstream issuer's keys cannot be read");
+}
+
+async function readLimited(response: Response, limit: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.byteLength;
+    if (size > limit) throw new Error("document too large");
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}

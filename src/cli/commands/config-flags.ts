@@ -1,0 +1,27 @@
+import type { ParseArgsConfig } from "node:util";
+import type { ConfigInput } from "../../config/index.ts";
+
+/** The flags every command that opens the store or serves accepts. */
+export const configOptions = {
+  "data-dir": { type: "string" },
+  "api-listen": { type: "string" },
+  "api-url": { type: "string" },
+  "database-url": { type: "string" },
+  "tls-cert": { type: "string" },
+  "tls-key": { type: "string" },
+  "log-level": { type: "string" },
+} as const satisfies ParseArgsConfig["options"];
+
+/** Maps parsed flags to config input. */
+export function configFromFlags(values: Record<string, string | boolean | undefined>): ConfigInput {
+  const text = (name: string) => values[name] as string | undefined;
+  return {
+    dataDir: text("data-dir"),
+    apiListen: text("api-listen"),
+    apiUrl: text("api-url"),
+    databaseUrl: text("database-url"),
+    tlsCert: text("tls-cert"),
+    tlsKey: text("tls-key"),
+    logLevel: text("log-level"),
+  };
+}

@@ -1,0 +1,110 @@
+import { randomUUID } from "node:crypto";
+import type { DescMethod } from "@bufbuild/protobuf";
+import { ConnectError, type HandlerContext } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import type { Logger } from "pino";
+import type { Principal } from "../../auth/index.ts";
+import { internal, LadingError } from "../../errors/index.ts";
+import {
+  type BoundService,
+  errorDetails,
+  type Handler,
+  type HttpRequest,
+  type HttpResponse,
+} from "../../rpc/index.ts";
+import { reflectionServices, registerReflection } from "./reflection.ts";
+
+/** What the gRPC door serves and how it learns who calls. */
+export interface GrpcDoorOptions {
+  services: BoundService[];
+  /**
+   * Turns the `authorization` header (undefined when absent) into a principal, or throws a
+   * LadingError (UNAUTHENTICATED). Not called for anonymous methods nor for reflection.
+   */
+  authenticate(authorization: string | undefined): Promise<Principal>;
+  /** Where errors that are not LadingErrors are logged, with the request id. */
+  log: Logger;
+  /** Largest request message accepted, in bytes. Default 1 MiB, the REST door's body limit. */
+  maxMessageBytes?: number;
+}
+
+/**
+ * A Node request handler serving gRPC, gRPC-Web and Connect for every service plus server
+ * reflection; `serves(path)` tells whether a `/<package>.<Service>/<Method>` path is one of
+ * its methods.
+ */
+export interface GrpcDoor {
+  (req: HttpRequest, res: HttpResponse): void;
+  serves(path: string): boolean;
+}
+
+/**
+ * Creates the gRPC door (DESIGN §2). Every unary method authenticates the `authorization`
+ * header (unless anonymous), builds the Call (request id from the `x-request-id` header the
+ * API handler sets) and calls the same handler the REST door calls. A LadingError becomes a
+ * status with the same code and message and typed details (ErrorInfo, BadRequest,
+ * PreconditionFailure, ResourceInfo) in grpc-status-details-bin; anything else is logged and
+ * becomes INTERNAL naming the request id.
+ */
+export function createGrpcDoor(options: GrpcDoorOptions): GrpcDoor {
+  const paths = new Set<string>();
+  const handler = connectNodeAdapter({
+    readMaxBytes: options.maxMessageBytes ?? 1024 * 1024,
+    routes(router) {
+      for (const bound of options.services) {
+        const impl: Record<string, unknown> = {};
+        for (const method of bound.service.methods) {
+          if (method.methodKind !== "unary") continue;
+          impl[method.localName] = unaryMethod(bound, method, options);
+          paths.add(`/${bound.service.typeName}/${method.name}`);
+        }
+        router.service(bound.service, impl as never);
+      }
+      registerReflection(
+        router,
+        options.services.map((s) => s.service),
+      );
+      for (const service of reflectionServices) {
+        for (const method of service.methods) paths.add(`/${service.typeName}/${method.name}`);
+      }
+    },
+  });
+  return Object.assign((req: HttpRequest, res: HttpResponse) => handler(req, res), {
+    serves: (path: string) => paths.has(path),
+  });
+}
+
+function unaryMethod(bound: BoundService, method: DescMethod, options: GrpcDoorOptions) {
+  const fullName = `${bound.service.typeName}/${method.name}`;
+  const anonymous = bound.anonymous?.has(fullName) ?? false;
+  const handler = (bound.handlers as Record<string, Handler<never>>)[
+    method.localName
+  ] as unknown as (request: unknown, call: unknown) => Promise<unknown>;
+  return async (request: unknown, ctx: HandlerContext) => {
+    const requestId = ctx.requestHeader.get("x-request-id") ?? randomUUID();
+    try {
+      const authorization = ctx.requestHeader.get("authorization") ?? undefined;
+      const principal = anonymous ? undefined : await options.authenticate(authorization);
+      return await handler(request, { principal, requestId, signal: ctx.signal });
+    } catch (err) {
+      throw toConnectError(err, requestId, options.log);
+    }
+  };
+}
+
+/**
+ * The gRPC rendering of an error: a LadingError keeps its code and message and carries its
+ * typed details; a ConnectError passes unchanged; anything else is logged and answered as
+ * INTERNAL with the request id in its message.
+ */
+export function toConnectError(err: unknown, requestId: string, log: Logger): ConnectError {
+  if (err instanceof ConnectError) return err;
+  let error: LadingError;
+  if (err instanceof LadingError) {
+    error = err;
+  } else {
+    log.error({ err, requestId }, "request failed");
+    error = internal(requestId);
+  }
+  return new ConnectError(error.message, error.code, undefined, errorDetails(error));
+}

@@ -1,0 +1,7 @@
+export {
+  createGrpcDoor,
+  type GrpcDoor,
+  type GrpcDoorOptions,
+  toConnectError,
+} from "./grpc-door.ts";
+export { reflectionServices, registerReflection } from "./reflection.ts";

@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { matchPathTemplate, parsePathTemplate } from "./path-template.ts";
+
+function template(source: string) {
+  const parsed = parsePathTemplate(source);
+  if (parsed.error !== undefined) throw new Error(parsed.error);
+  return parsed.value;
+}
+
+describe("path templates", () => {
+  it("parses literals, variables, nested field paths and verbs", () => {
+    const t = template("/iam/v2/groups/{group.uid=**}");
+    assert.deepEqual(t.variables, [{ fieldPath: ["group", "uid"], start: 3, end: 4 }]);
+    assert.equal(t.literals, 3);
+    const verb = template("/iam/v2/roleBindings:batchCreate");
+    assert.equal(verb.verb, "batchCreate");
+    assert.equal(template("/v1/{name=rooms/*}:archive").verb, "archive");
+  });
+
+  it("refuses malformed templates with an error, not an exception", () => {
+    for (const bad of ["iam", "/a/{x", "/a/{1x}", "/a/**/b", "/a/{x=**}/b", "/a/b c"]) {
+      assert.ok(parsePathTemplate(bad).error, bad);
+    }
+  });
+
+  it("matches * to one segment and ** to the rest, at least one segment", () => {
+    const one = template("/ping/v2/{x}");
+    assert.deepEqual([...(matchPathTemplate(one, "/ping/v2/a")?.value ?? [])], [["x", "a"]]);
+    assert.equal(matchPathTemplate(one, "/ping/v2/a/b"), undefined);
+    assert.equal(matchPathTemplate(one, "/ping/v2/"), undefined);
+    const deep = template("/iam/v2/identities/{uid=**}");
+    assert.equal(matchPathTemplate(deep, "/iam/v2/identities/a/b/c")?.value?.get("uid"), "a/b/c");
+    assert.equal(matchPathTemplate(deep, "/iam/v2/identities"), undefined);
+  });
+
+  it("decodes each segment and reports the variable of a bad one", () => {
+    const deep = template("/iam/v2/identities/{uid=**}");
+    assert.equal(
+      matchPathTemplate(deep, "/iam/v2/identities/a%2Fb/c%20d")?.value?.get("uid"),
+      "a/b/c d",
+    );
+    assert.deepEqual(matchPathTemplate(deep, "/iam/v2/identities/%zz"), { error: "uid" });
+  });
+
+  it("matches a custom verb only when present", () => {
+    const t = template("/v1/{name=rooms/*}:archive");
+    assert.equal(matchPathTemplate(t, "/v1/rooms/r1:archive")?.value?.get("name"), "rooms/r1");
+    assert.equal(matchPathTemplate(t, "/v1/rooms/r1"), undefined);
+  });
+});

@@ -1,0 +1,129 @@
+import {
+  create,
+  type DescField,
+  type DescMessage,
+  type JsonValue,
+  ScalarType,
+} from "@bufbuild/protobuf";
+import { reflect } from "@bufbuild/protobuf/reflect";
+import { FieldMaskSchema, isWrapperDesc } from "@bufbuild/protobuf/wkt";
+import type { FieldViolation } from "../../errors/index.ts";
+import { decodeField, findField, isNestedMessage } from "./json-fields.ts";
+import type { Parsed } from "./path-template.ts";
+
+/** A value for a (possibly nested) field of the request, ready for ReflectMessage.set. */
+export interface FieldAssignment {
+  /** The fields from the request message down to the one set. */
+  fields: DescField[];
+  value: unknown;
+}
+
+/**
+ * Turns query parameters into field assignments. Names are accepted in snake_case and
+ * lowerCamel, dotted for nested messages (`uidp.descendants_of`, `uidp.descendantsOf`);
+ * repeated fields take the parameter several times; a FieldMask takes comma-separated paths in
+ * either spelling and keeps them in snake_case. Fields the path or body already sets
+ * (`isBound`, given snake_case dotted paths) cannot be set here. Violations name the parameter
+ * as the client wrote it.
+ */
+export function parseQueryParams(
+  input: DescMessage,
+  params: URLSearchParams,
+  isBound: (path: string) => string | undefined,
+  violations: FieldViolation[],
+): FieldAssignment[] {
+  const assignments: FieldAssignment[] = [];
+  for (const key of new Set(params.keys())) {
+    const resolved = resolveFieldPath(input, key);
+    if (resolved.error !== undefined) {
+      violations.push({ field: key, description: resolved.error });
+      continue;
+    }
+    const fields = resolved.value;
+    const snake = fields.map((f) => f.name).join(".");
+    const boundBy = isBound(snake);
+    if (boundBy) {
+      violations.push({
+        field: key,
+        description: `cannot be given in the query: the ${boundBy} sets it`,
+      });
+      continue;
+    }
+    const parent = fields.length > 1 ? (fields.at(-2)?.message as DescMessage) : input;
+    const value = queryValue(parent, fields[fields.length - 1], params.getAll(key));
+    if (value.error !== undefined) violations.push({ field: key, description: value.error });
+    else assignments.push({ fields, value: value.value });
+  }
+  return assignments;
+}
+
+/** Resolves a dotted field path (each part snake_case or lowerCamel) to its fields. */
+export function resolveFieldPath(input: DescMessage, dotted: string): Parsed<DescField[]> {
+  const fields: DescField[] = [];
+  let message: DescMessage = input;
+  const parts = dotted.split(".");
+  for (const [i, part] of parts.entries()) {
+    const field = findField(message, part);
+    if (!field) return { error: `is not a field of ${input.name}` };
+    fields.push(field);
+    if (i === parts.length - 1) break;
+    if (!isNestedMessage(field)) return { error: `is not a field of ${input.name}` };
+    message = field.message;
+  }
+  return { value: fields };
+}
+
+function queryValue(parent: DescMessage, field: DescField, texts: string[]): Parsed<unknown> {
+  if (field.fieldKind === "map") return { error: "is a map and cannot be given in the query" };
+  if (field.fieldKind === "message" && field.message.typeName === FieldMaskSchema.typeName) {
+    return fieldMask(texts);
+  }
+  if (isNestedMessage(field)) {
+    const example = field.message.fields[0]?.name ?? "field";
+    return { error: `is a message: give its fields instead, e.g. ${field.name}.${example}` };
+  }
+  if (field.fieldKind === "list") {
+    if (field.listKind === "message" && !isWrapperDesc(field.message)) {
+      return { error: "is a list of messages and cannot be given in the query" };
+    }
+    return decodeField(
+      parent,
+      field,
+      texts.map((t) => jsonOf(field, t)),
+    );
+  }
+  if (texts.length > 1) return { error: "must be given once" };
+  return textValue(parent, field, texts[0]);
+}
+
+/** Decodes one text value (a path variable or query parameter) of `field`, a field of `parent`. */
+export function textValue(parent: DescMessage, field: DescField, text: string): Parsed<unknown> {
+  return decodeField(parent, field, jsonOf(field, text));
+}
+
+function jsonOf(field: DescField, text: string): JsonValue {
+  if (field.enum) return /^-?\d+$/.test(text) ? Number(text) : text;
+  let scalar = field.scalar;
+  if (field.message && isWrapperDesc(field.message)) scalar = field.message.fields[0].scalar;
+  if (scalar === ScalarType.BOOL) {
+    const lower = text.toLowerCase();
+    if (lower === "true" || lower === "1") return true;
+    if (lower === "false" || lower === "0") return false;
+  }
+  return text;
+}
+
+const PATH_PART = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function fieldMask(texts: string[]): Parsed<unknown> {
+  const paths: string[] = [];
+  for (const raw of texts.flatMap((t) => t.split(","))) {
+    const path = raw.trim();
+    if (path === "") continue;
+    if (path !== "*" && !path.split(".").every((p) => PATH_PART.test(p))) {
+      return { error: `has an invalid path "${path}": give comma-separated field paths` };
+    }
+    paths.push(path.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+  }
+  return { value: reflect(FieldMaskSchema, create(FieldMaskSchema, { paths })) };
+}

@@ -1,0 +1,238 @@
+import { create } from "@bufbuild/protobuf";
+import { alreadyExists, invalidArgument, notFound, permissionDenied } from "../errors/index.ts";
+import {
+  type RoleBinding,
+  RoleBindingSchema,
+  RoleBindingsService,
+} from "../gen/lading/iam/v2/role_bindings_pb.js";
+import type { ListSpec } from "../lists/index.ts";
+import {
+  type BoundService,
+  bindService,
+  type Call,
+  now,
+  requireAccess,
+  scopesOf,
+  updatePaths,
+  Violations,
+} from "../rpc/index.ts";
+import type { RoleBindingsTable } from "../store/metadata/index.ts";
+import { isWithin, newChildUid, parentOf, rootOf } from "../uidp/index.ts";
+import { isUniqueViolation, withinScopes } from "./groups-service.ts";
+import { type IamContext, iamDomain } from "./iam-context.ts";
+
+const listSpec: ListSpec<"role_bindings"> = {
+  table: "role_bindings",
+  domain: iamDomain,
+  fields: {
+    uid: { column: "uid" },
+    created_at: { column: "create_time" },
+    updated_at: { column: "update_time" },
+  },
+  defaultField: "uid",
+};
+
+const fields = {
+  updatable: ["identity_uid", "role_uid"],
+  outputOnly: ["uid", "identity", "group", "role", "create_time", "update_time"],
+};
+
+/** The RoleBindingsService implementation. Every response hydrates identity, group and role. */
+export function createRoleBindingsService(ctx: IamContext): BoundService {
+  const { db } = ctx;
+
+  /** Loads bindings with their identity, group and role in one query. */
+  async function hydrate(rows: RoleBindingsTable[]): Promise<RoleBinding[]> {
+    if (rows.length === 0) return [];
+    const identityUids = [...new Set(rows.map((r) => r.identity_uid))];
+    const roleUids = [...new Set(rows.map((r) => r.role_uid))];
+    const groupUids = [...new Set(rows.map((r) => r.parent_uid))];
+    const [identities, roles, groups] = await Promise.all([
+      db
+        .selectFrom("identities")
+        .select(["uid", "name", "description", "issuer", "subject"])
+        .where("uid", "in", identityUids)
+        .execute(),
+      db
+        .selectFrom("roles")
+        .select(["uid", "name", "description"])
+        .where("uid", "in", roleUids)
+        .execute(),
+      db
+        .selectFrom("groups")
+        .select(["uid", "name", "description"])
+        .where("uid", "in", groupUids)
+        .execute(),
+    ]);
+    const byUid = <T extends { uid: string }>(list: T[]) => new Map(list.map((x) => [x.uid, x]));
+    const [i, r, g] = [byUid(identities), byUid(roles), byUid(groups)];
+    return rows.map((row) => {
+      const identity = i.get(row.identity_uid);
+      return create(RoleBindingSchema, {
+        uid: row.uid,
+        identity: identity && {
+          uid: identity.uid,
+          name: identity.name,
+          description: identity.description,
+          subject: identity.subject,
+          issuer: identity.issuer,
+        },
+        group: g.get(row.parent_uid),
+        role: r.get(row.role_uid),
+        createTime: row.create_time,
+        updateTime: row.update_time,
+        identityUid: row.identity_uid,
+        roleUid: row.role_uid,
+      });
+    });
+  }
+
+  async function visibleBinding(call: Call, uid: string, field: string, act?: string) {
+    const v = new Violations().uid(field, uid);
+    if (!v.empty) throw invalidArgument(iamDomain, v.list);
+    await requireAccess(call, {
+      see: "role_bindings.list",
+      act,
+      at: parentOf(uid) || uid,
+      domain: iamDomain,
+      resourceType: "role binding",
+      resourceName: uid,
+    });
+    return db.selectFrom("role_bindings").selectAll().where("uid", "=", uid).executeTakeFirst();
+  }
+
+  /**
+   * Checks that `identityUid` and `roleUid` may be bound on `group`: the identity exists in the
+   * same organisation, the role is built-in or defined on the group or an ancestor, and the
+   * caller itself holds every capability of the role there (no one grants more than they have).
+   */
+  async function checkBindable(call: Call, group: string, identityUid: string, roleUid: string) {
+    const v = new Violations().uid("identityUid", identityUid).uid("roleUid", roleUid);
+    if (!v.empty) throw invalidArgument(iamDomain, v.list);
+    const [identity, role] = await Promise.all([
+      db.selectFrom("identities").select("uid").where("uid", "=", identityUid).executeTakeFirst(),
+      db
+        .selectFrom("roles")
+        .select(["uid", "parent_uid", "capabilities"])
+        .where("uid", "=", roleUid)
+        .executeTakeFirst(),
+    ]);
+    if (!identity || rootOf(identity.uid) !== rootOf(group)) {
+      v.add("identityUid", "must name an identity of the same organisation");
+    }
+    if (!role || (role.parent_uid !== "" && !isWithin(group, role.parent_uid))) {
+      v.add("roleUid", "must name a built-in role or a role defined on this group or an ancestor");
+    }
+    if (!v.empty || !role) throw invalidArgument(iamDomain, v.list);
+    const grants = await call.principal?.grants();
+    const missing = (JSON.parse(role.capabilities) as string[]).filter(
+      (c) => !grants?.can(c, group),
+    );
+    if (missing.length > 0) {
+      throw permissionDenied(
+        iamDomain,
+        `granting this role needs capabilities the caller lacks on ${group}: ${missing.join(", ")}`,
+      );
+    }
+  }
+
+  async function write(action: () => Promise<unknown>) {
+    try {
+      await action();
+    } catch (error) {
+      if (isUniqueViolation(error))
+        throw alreadyExists(iamDomain, "this identity already has this role on this group");
+      throw error;
+    }
+  }
+
+  return bindService(RoleBindingsService, {
+    async listRoleBindings(req, call) {
+      const v = new Violations();
+      for (const [field, value] of [
+        ["identity", req.identity],
+        ["role", req.role],
+        ["group", req.group],
+      ]) {
+        if (value !== "") v.uid(field, value);
+      }
+      if (!v.empty) throw invalidArgument(iamDomain, v.list);
+      const page = await ctx.lists.list(listSpec, {
+        parameters: req,
+        filters: { identity_uid: req.identity, role_uid: req.role, parent_uid: req.group },
+        visible: withinScopes(await scopesOf(call, "role_bindings.list")),
+        caller: call.principal?.identityUid ?? "",
+      });
+      return { ...page, roleBindings: await hydrate(page.rows) };
+    },
+
+    async getRoleBinding(req, call) {
+      const row = await visibleBinding(call, req.uid, "uid");
+      if (!row) throw notFound(iamDomain, "role binding", req.uid);
+      return (await hydrate([row]))[0];
+    },
+
+    async createRoleBinding(req, call) {
+      const input = req.roleBinding ?? create(RoleBindingSchema);
+      const v = new Violations().uid("parent", req.parent);
+      if (!v.empty) throw invalidArgument(iamDomain, v.list);
+      await requireAccess(call, {
+        see: "groups.list",
+        act: "role_bindings.create",
+        at: req.parent,
+        domain: iamDomain,
+        resourceType: "group",
+        resourceName: req.parent,
+      });
+      const group = await db
+        .selectFrom("groups")
+        .select("uid")
+        .where("uid", "=", req.parent)
+        .executeTakeFirst();
+      if (!group) throw notFound(iamDomain, "group", req.parent);
+      await checkBindable(call, req.parent, input.identityUid, input.roleUid);
+      const time = now();
+      const row: RoleBindingsTable = {
+        uid: newChildUid(req.parent),
+        parent_uid: req.parent,
+        identity_uid: input.identityUid,
+        role_uid: input.roleUid,
+        create_time: time,
+        update_time: time,
+      };
+      await write(() => db.insertInto("role_bindings").values(row).execute());
+      return (await hydrate([row]))[0];
+    },
+
+    async updateRoleBinding(req, call) {
+      const input = req.roleBinding ?? create(RoleBindingSchema);
+      const row = await visibleBinding(call, input.uid, "role_binding.uid", "role_bindings.update");
+      if (!row) throw notFound(iamDomain, "role binding", input.uid);
+      const paths = updatePaths(iamDomain, req.updateMask, call, fields, () =>
+        [input.identityUid && "identity_uid", input.roleUid && "role_uid"].filter(
+          (p): p is string => !!p,
+        ),
+      );
+      if (paths.size === 0) return (await hydrate([row]))[0];
+      const next = {
+        ...row,
+        identity_uid: paths.has("identity_uid") ? input.identityUid : row.identity_uid,
+        role_uid: paths.has("role_uid") ? input.roleUid : row.role_uid,
+        update_time: now(),
+      };
+      await checkBindable(call, row.parent_uid, next.identity_uid, next.role_uid);
+      const { uid, ...changes } = next;
+      await write(() =>
+        db.updateTable("role_bindings").set(changes).where("uid", "=", uid).execute(),
+      );
+      return (await hydrate([next]))[0];
+    },
+
+    /** Idempotent (AIP-135): deleting a binding that is already gone succeeds. */
+    async deleteRoleBinding(req, call) {
+      await visibleBinding(call, req.uid, "uid", "role_bindings.delete");
+      await db.deleteFrom("role_bindings").where("uid", "=", req.uid).execute();
+      return {};
+    },
+  });
+}

@@ -1,0 +1,3 @@
+export * from "./list-engine.ts";
+export * from "./order-by.ts";
+export * from "./page-token.ts";

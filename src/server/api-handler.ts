@@ -1,0 +1,134 @@
+import { Code } from "@connectrpc/connect";
+import type { Logger } from "pino";
+import type { GrpcDoor } from "../doors/grpc/index.ts";
+import { type RestDoor, renderRestError, sendJson, sendStatus } from "../doors/rest/index.ts";
+import { errorDomain, LadingError } from "../errors/index.ts";
+import type { HttpRequest, HttpResponse, RawRoute, RouteContext } from "../rpc/index.ts";
+import { createHttpMetrics, type Door, type HttpMetrics } from "./http-metrics.ts";
+import { requestIdOf } from "./request-id.ts";
+
+/** What the API listener serves. */
+export interface ApiHandlerOptions {
+  rest: RestDoor;
+  grpc: GrpcDoor;
+  /** Endpoints outside the proto contract (issuer documents, token exchange), matched first. */
+  routes?: RawRoute[];
+  /** Access log and error log. */
+  log: Logger;
+  /** Whether `/readyz` answers ready; the caller turns it false once shutdown begins. Default: always. */
+  isReady?: () => boolean;
+  /** Where request metrics go. Default: a new registry for this handler. */
+  metrics?: HttpMetrics;
+}
+
+interface State {
+  path: string;
+  door: Door;
+}
+
+/** A Node request handler for both HTTP versions. */
+export type ApiHandler = (req: HttpRequest, res: HttpResponse) => void;
+
+const GRPC_CONTENT = /^application\/(grpc|connect\+|proto)/;
+const RPC_PATH = /^\/[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+\/[A-Za-z_][A-Za-z0-9_]*$/;
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/**
+ * The API listener's request handler (DESIGN §1). Every request gets a request id (a valid
+ * incoming `x-request-id`, else a random one), echoed in the response and passed to the gRPC
+ * door in the request headers. Dispatch order: exact raw routes; `GET /healthz`, `/readyz`,
+ * `/metrics`; gRPC, gRPC-Web and Connect (by content type, or a `/<package>.<Service>/<Method>`
+ * path the gRPC door serves); the REST door; else 404 with a google.rpc.Status body. One JSON
+ * access-log line per request: requestId, method, path (no query string), status, durationMs,
+ * door. Headers and tokens are never logged.
+ */
+export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
+  const { rest, grpc, log } = options;
+  const routes = options.routes ?? [];
+  const isReady = options.isReady ?? (() => true);
+  const metrics = options.metrics ?? createHttpMetrics();
+
+  async function dispatch(
+    req: HttpRequest,
+    res: HttpResponse,
+    ctx: RouteContext,
+    state: State,
+  ): Promise<void> {
+    const { path } = state;
+    const method = req.method ?? "GET";
+    const route = routes.find((r) => r.method === method && r.path === path);
+    if (route) {
+      state.door = "route";
+      await route.handle(req, res, ctx);
+      return;
+    }
+    if (method === "GET" && (path === "/healthz" || path === "/readyz")) {
+      state.door = "probe";
+      const ready = path === "/healthz" || isReady();
+      const status = path === "/healthz" ? "ok" : ready ? "ready" : "not ready";
+      sendJson(res, ready ? 200 : 503, JSON.stringify({ status }));
+      return;
+    }
+    if (method === "GET" && path === "/metrics") {
+      state.door = "metrics";
+      const text = await metrics.registry.metrics();
+      res.statusCode = 200;
+      res.setHeader("content-type", metrics.registry.contentType);
+      res.end(text);
+      return;
+    }
+    const contentType = req.headers["content-type"] ?? "";
+    if (GRPC_CONTENT.test(contentType) || (RPC_PATH.test(path) && grpc.serves(path))) {
+      state.door = "grpc";
+      grpc(req, res);
+      return;
+    }
+    state.door = "rest";
+    if (await rest.handle(req, res, ctx)) return;
+    state.door = "none";
+    const err = new LadingError({
+      code: Code.NotFound,
+      message: `Not found: no endpoint ${method} ${path}`,
+      reason: "NOT_FOUND",
+      domain: errorDomain("api"),
+    });
+    sendStatus(res, err);
+  }
+
+  return (req, res) => {
+    const started = performance.now();
+    const requestId = requestIdOf(req.headers["x-request-id"]);
+    req.headers["x-request-id"] = requestId;
+    res.setHeader("x-request-id", requestId);
+    const target = req.url ?? "/";
+    const q = target.indexOf("?");
+    const path = q < 0 ? target : target.slice(0, q);
+    const method = METHODS.has(req.method ?? "") ? (req.method as string) : "OTHER";
+    const controller = new AbortController();
+    const state: State = { path, door: "none" };
+    res.once("close", () => {
+      const aborted = !res.writableFinished;
+      if (aborted) controller.abort();
+      const seconds = (performance.now() - started) / 1000;
+      metrics.observe(state.door, method, res.statusCode, seconds);
+      const durationMs = Math.round(seconds * 1e4) / 10;
+      const line = {
+        requestId,
+        method,
+        path,
+        status: res.statusCode,
+        durationMs,
+        door: state.door,
+      };
+      log.info(aborted ? { ...line, aborted } : line, "request");
+    });
+    const ctx: RouteContext = {
+      requestId,
+      log: log.child({ requestId }),
+      signal: controller.signal,
+    };
+    dispatch(req, res, ctx, state).catch((err: unknown) =>
+      renderRestError(res, err, requestId, log),
+    );
+  };
+}

@@ -1,0 +1,11 @@
+export { type ApiHandler, type ApiHandlerOptions, createApiHandler } from "./api-handler.ts";
+export { createHttpMetrics, type Door, type HttpMetrics } from "./http-metrics.ts";
+export {
+  type CloseOptions,
+  createListener,
+  type Listener,
+  type ListenerOptions,
+  type TlsOptions,
+} from "./listener.ts";
+export { createLogger, type LoggerOptions } from "./logger.ts";
+export { requestIdOf } from "./request-id.ts";
