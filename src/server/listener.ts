@@ -39,6 +39,8 @@ export interface Listener {
 }
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+/** A connection that sends nothing for this long is dropped, like Node's headersTimeout. */
+const FIRST_BYTES_TIMEOUT_MS = 60_000;
 
 /**
  * Creates a listener (DESIGN §1). Cleartext: a net.Server sniffs the first bytes of each
@@ -140,12 +142,14 @@ export function createListener(options: ListenerOptions): Listener {
 
 /**
  * Reads until the first bytes tell HTTP/2 prior knowledge from HTTP/1.x, puts them back and
- * hands the socket over, paused. The HTTP/2 branch must not resume it: the http2 session
- * takes the buffered bytes itself.
+ * hands the socket over, paused; drops a connection that stays silent. The HTTP/2 branch must
+ * not resume the socket: the http2 session takes the buffered bytes itself.
  */
 function sniff(socket: Socket, handOver: (isH2: boolean) => void): void {
   let head = Buffer.alloc(0);
   const onError = () => socket.destroy();
+  socket.setTimeout(FIRST_BYTES_TIMEOUT_MS);
+  socket.once("timeout", onError);
   const onData = (chunk: Buffer) => {
     head = Buffer.concat([head, chunk]);
     const n = Math.min(head.length, PREFACE.length);
@@ -153,6 +157,8 @@ function sniff(socket: Socket, handOver: (isH2: boolean) => void): void {
     if (isH2 && head.length < PREFACE.length) return;
     socket.off("data", onData);
     socket.off("error", onError);
+    socket.off("timeout", onError);
+    socket.setTimeout(0);
     socket.pause();
     socket.unshift(head);
     handOver(isH2);

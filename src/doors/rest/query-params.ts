@@ -8,7 +8,7 @@ import {
 import { reflect } from "@bufbuild/protobuf/reflect";
 import { FieldMaskSchema, isWrapperDesc } from "@bufbuild/protobuf/wkt";
 import type { FieldViolation } from "../../errors/index.ts";
-import { decodeField, findField, isNestedMessage } from "./json-fields.ts";
+import { decodeField, expectation, findField, isNestedMessage } from "./json-fields.ts";
 import type { Parsed } from "./path-template.ts";
 
 /** A value for a (possibly nested) field of the request, ready for ReflectMessage.set. */
@@ -86,31 +86,42 @@ function queryValue(parent: DescMessage, field: DescField, texts: string[]): Par
     if (field.listKind === "message" && !isWrapperDesc(field.message)) {
       return { error: "is a list of messages and cannot be given in the query" };
     }
-    return decodeField(
-      parent,
-      field,
-      texts.map((t) => jsonOf(field, t)),
-    );
+    const items = texts.map((t) => jsonOf(field, t));
+    if (items.includes(undefined)) return { error: expectation(field) };
+    return decodeField(parent, field, items as JsonValue[]);
   }
   if (texts.length > 1) return { error: "must be given once" };
   return textValue(parent, field, texts[0]);
 }
 
-/** Decodes one text value (a path variable or query parameter) of `field`, a field of `parent`. */
+/**
+ * Decodes one text value (a path variable or query parameter) of `field`, a field of `parent`.
+ * Numbers are stricter than in JSON bodies: integers in plain decimal (no `1e3`, no `0x10`),
+ * floats in decimal or exponent notation, like grpc-gateway's strconv parsing.
+ */
 export function textValue(parent: DescMessage, field: DescField, text: string): Parsed<unknown> {
-  return decodeField(parent, field, jsonOf(field, text));
+  const json = jsonOf(field, text);
+  return json === undefined ? { error: expectation(field) } : decodeField(parent, field, json);
 }
 
-function jsonOf(field: DescField, text: string): JsonValue {
-  if (field.enum) return /^-?\d+$/.test(text) ? Number(text) : text;
+const INTEGER = /^-?\d+$/;
+const FLOAT = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^(NaN|-?Infinity)$/;
+const floats = new Set([ScalarType.DOUBLE, ScalarType.FLOAT]);
+
+/** The JSON form of a text value, or undefined when the text cannot be one. */
+function jsonOf(field: DescField, text: string): JsonValue | undefined {
+  if (field.enum) return INTEGER.test(text) ? Number(text) : text;
   let scalar = field.scalar;
   if (field.message && isWrapperDesc(field.message)) scalar = field.message.fields[0].scalar;
+  if (scalar === undefined || scalar === ScalarType.STRING || scalar === ScalarType.BYTES)
+    return text;
   if (scalar === ScalarType.BOOL) {
     const lower = text.toLowerCase();
     if (lower === "true" || lower === "1") return true;
     if (lower === "false" || lower === "0") return false;
+    return undefined;
   }
-  return text;
+  return (floats.has(scalar) ? FLOAT : INTEGER).test(text) ? text : undefined;
 }
 
 const PATH_PART = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -172,6 +172,9 @@ describe("REST door", () => {
     ["page_size=abc", "page_size"],
     ["page_size=99999999999", "page_size"],
     ["skip=1.5", "skip"],
+    ["skip=0x10", "skip"],
+    ["skip=1e3", "skip"],
+    ["skip=", "skip"],
     ["colour=red", "colour"],
     ["uidp.nope=1", "uidp.nope"],
     ["uidp=x", "uidp"],
@@ -302,11 +305,11 @@ describe("REST door", () => {
       let body = "";
       stream.on("response", (headers) => (status = Number(headers[":status"])));
       stream.on("data", (c) => (body += c));
-      stream.on("close", () => resolve([status, body]));
+      stream.on("end", () => resolve([status, body]));
     });
     assert.equal(status, 413);
     assert.equal((JSON.parse(body) as { code: number }).code, 3);
-    session.close();
+    session.destroy();
     await new Promise<void>((resolve) => h2.close(() => resolve()));
   });
 

@@ -27,7 +27,7 @@ function stopUpload(req: HttpRequest, res: HttpResponse): void {
     return;
   }
   const { stream } = req as Http2ServerRequest;
-  res.once("finish", () => {
+  stream.once("finish", () => {
     if (!stream.destroyed) stream.close(http2.constants.NGHTTP2_NO_ERROR);
   });
 }
@@ -63,6 +63,13 @@ export interface RestDoor {
  * build the request message (path variables, JSON body, query parameters), call the same
  * handler the gRPC door calls, answer proto3 JSON (lowerCamel keys, int64 as strings, default
  * values emitted) with status 200. Errors go through `renderRestError`.
+ *
+ * Partial updates (spec "Partial update", reference §2.3): an `updateMask` / `update_mask`
+ * query parameter reaches the handler unchanged (paths in snake_case). Without one, the mask
+ * stays empty and `Call.bodyPaths` carries the leaf paths present in the body
+ * (`claimMatch: {issuer}` → `claim_match.issuer`); the door does not copy them into the
+ * mask, so `updatePaths` can still refuse unknown or output-only paths a caller names while
+ * ignoring output-only fields of a read-modify-write body.
  */
 export function createRestDoor(options: RestDoorOptions): RestDoor {
   const routes = createRouteTable(options.services);

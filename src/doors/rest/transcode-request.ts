@@ -29,9 +29,9 @@ export interface TranscodedRequest {
 }
 
 /**
- * Builds the request message of `route`: path variables, then the JSON body (proto3 JSON, no
- * unknown fields), then query parameters for every field neither of them sets. Path variables
- * win over the same field in the body. Every failing field is collected into one
+ * Builds the request message of `route` from the JSON body (proto3 JSON, no unknown fields),
+ * the path variables (which win over the same field in the body) and query parameters for
+ * every field neither of them sets. Every failing field is collected into one
  * INVALID_ARGUMENT (DESIGN §4) whose domain is the route's first path segment.
  */
 export function transcodeRequest(
