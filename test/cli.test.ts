@@ -3,6 +3,7 @@ import { execFile, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
+import { migrationProvider } from "../src/store/metadata/migrations/index.ts";
 import { createTestStore, storeKinds, type TestStore } from "./support/stores.ts";
 
 const run = promisify(execFile);
@@ -38,7 +39,9 @@ for (const kind of storeKinds) {
 
     it("migrates, and answers a second migrate with nothing to apply", async () => {
       const first = JSON.parse(await lading("admin", "migrate", ...flags));
-      assert.deepEqual(first.applied, ["0001-iam"]);
+      const all = Object.keys(await migrationProvider.getMigrations());
+      assert.ok(all.length >= 2);
+      assert.deepEqual(first.applied, all);
       assert.deepEqual(JSON.parse(await lading("admin", "migrate", ...flags)).applied, []);
     });
 

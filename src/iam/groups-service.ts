@@ -1,5 +1,4 @@
 import { create } from "@bufbuild/protobuf";
-import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from "../errors/index.ts";
 import { type Group, GroupSchema, GroupsService } from "../gen/lading/iam/v2/groups_pb.js";
 import type { ListSpec } from "../lists/index.ts";
@@ -43,20 +42,6 @@ export function groupFromRow(row: GroupsTable): Group {
   });
 }
 
-/** Rows at `scopes` or below them: a group is visible where its uid lies in a granting subtree. */
-export function withinScopes(scopes: string[]) {
-  // biome-ignore lint/suspicious/noExplicitAny: shared by every table with a uid column
-  return (eb: ExpressionBuilder<any, any>): Expression<SqlBool> =>
-    scopes.length === 0
-      ? sql<SqlBool>`1 = 0`
-      : eb.or(
-          scopes.flatMap((s) => [
-            eb("uid", "=", s),
-            eb.and([eb("uid", ">", `${s}/`), eb("uid", "<", `${s}0`)]),
-          ]),
-        );
-}
-
 /** Additional children kinds that block a group's deletion, checked by other domains. */
 export type GroupChildCheck = (groupUid: string) => Promise<string | undefined>;
 
@@ -90,7 +75,7 @@ export function createGroupsService(
       const page = await ctx.lists.list(listSpec, {
         parameters: req,
         filters: { name: req.name },
-        visible: withinScopes(await scopesOf(call, "groups.list")),
+        visible: { scopes: await scopesOf(call, "groups.list") },
         caller: call.principal?.identityUid ?? "",
       });
       return { ...page, groups: page.rows.map(groupFromRow) };

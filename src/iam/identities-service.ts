@@ -18,7 +18,6 @@ import {
 } from "../rpc/index.ts";
 import type { IdentitiesTable } from "../store/metadata/index.ts";
 import { newChildUid, parentOf } from "../uidp/index.ts";
-import { withinScopes } from "./groups-service.ts";
 import { type IamContext, iamDomain, namedSortFields } from "./iam-context.ts";
 
 const listSpec: ListSpec<"identities"> = {
@@ -97,7 +96,7 @@ export function createIdentitiesService(ctx: IamContext): BoundService {
       const page = await ctx.lists.list(listSpec, {
         parameters: req,
         filters: { name: req.name },
-        visible: withinScopes(await scopesOf(call, "identity.list")),
+        visible: { scopes: await scopesOf(call, "identity.list") },
         caller: call.principal?.identityUid ?? "",
       });
       return { ...page, identities: page.rows.map(identityFromRow) };

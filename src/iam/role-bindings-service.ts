@@ -18,7 +18,7 @@ import {
 } from "../rpc/index.ts";
 import type { RoleBindingsTable } from "../store/metadata/index.ts";
 import { isWithin, newChildUid, parentOf, rootOf } from "../uidp/index.ts";
-import { isUniqueViolation, withinScopes } from "./groups-service.ts";
+import { isUniqueViolation } from "./groups-service.ts";
 import { type IamContext, iamDomain } from "./iam-context.ts";
 
 const listSpec: ListSpec<"role_bindings"> = {
@@ -160,7 +160,7 @@ export function createRoleBindingsService(ctx: IamContext): BoundService {
       const page = await ctx.lists.list(listSpec, {
         parameters: req,
         filters: { identity_uid: req.identity, role_uid: req.role, parent_uid: req.group },
-        visible: withinScopes(await scopesOf(call, "role_bindings.list")),
+        visible: { scopes: await scopesOf(call, "role_bindings.list") },
         caller: call.principal?.identityUid ?? "",
       });
       return { ...page, roleBindings: await hydrate(page.rows) };

@@ -1,5 +1,4 @@
 import { create } from "@bufbuild/protobuf";
-import type { ExpressionBuilder } from "kysely";
 import { capabilityFromEnum, capabilityToEnum } from "../auth/index.ts";
 import { failedPrecondition, invalidArgument, notFound } from "../errors/index.ts";
 import type { Capability } from "../gen/lading/iam/v2/capabilities_pb.js";
@@ -15,9 +14,8 @@ import {
   updatePaths,
   Violations,
 } from "../rpc/index.ts";
-import type { MetadataSchema, RolesTable } from "../store/metadata/index.ts";
+import type { RolesTable } from "../store/metadata/index.ts";
 import { newChildUid, parentOf } from "../uidp/index.ts";
-import { withinScopes } from "./groups-service.ts";
 import { type IamContext, iamDomain, namedSortFields } from "./iam-context.ts";
 
 const listSpec: ListSpec<"roles"> = {
@@ -89,12 +87,10 @@ export function createRolesService(ctx: IamContext): BoundService {
 
   return bindService(RolesService, {
     async listRoles(req, call) {
-      const scoped = withinScopes(await scopesOf(call, "roles.list"));
       const page = await ctx.lists.list(listSpec, {
         parameters: req,
         filters: { name: req.name },
-        visible: (eb: ExpressionBuilder<MetadataSchema, "roles">) =>
-          eb.or([eb("parent_uid", "=", ""), scoped(eb)]),
+        visible: { scopes: await scopesOf(call, "roles.list"), childrenOf: [""] },
         caller: call.principal?.identityUid ?? "",
       });
       return { ...page, roles: page.rows.map(roleFromRow) };

@@ -2,8 +2,9 @@ import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql
 import { type FieldViolation, invalidArgument } from "../errors/index.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
 import { descendantRange, isUidp } from "../uidp/index.ts";
+import { type CountPlan, planCount, type Visibility } from "./count-plan.ts";
 import { parseOrderBy, type SortField } from "./order-by.ts";
-import type { Cursor, PageTokens } from "./page-token.ts";
+import type { PageTokens } from "./page-token.ts";
 
 /** Results per page when page_size is 0 or absent (spec Limits). */
 export const defaultPageSize = 50;
@@ -19,8 +20,11 @@ export interface ListParameters {
   skip: number;
 }
 
+/** The tables a List can read: every one has uid and parent_uid and is counted per parent. */
+export type ListedTable = "groups" | "identities" | "roles" | "role_bindings";
+
 /** How one resource is listed. */
-export interface ListSpec<T extends keyof MetadataSchema> {
+export interface ListSpec<T extends ListedTable> {
   table: T;
   /** The error domain, e.g. "iam". */
   domain: string;
@@ -30,16 +34,13 @@ export interface ListSpec<T extends keyof MetadataSchema> {
   defaultField: string;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the engine is shared by every table
-type AnyBuilder = ExpressionBuilder<any, any>;
-
 /** One List call. */
 export interface ListQuery {
   parameters: ListParameters;
   /** Exact-match filters by column; empty values are no filter. Bound into page tokens. */
   filters: Readonly<Record<string, string>>;
-  /** What the caller may see; the service builds it from the caller's grants. */
-  visible: (eb: AnyBuilder) => Expression<SqlBool>;
+  /** What the caller may see, from its grants. */
+  visible: Visibility;
   /** Who asks: a page token only works for the caller it was issued to. */
   caller: string;
 }
@@ -54,25 +55,31 @@ export interface ListPage<Row> {
 
 /** The list machinery every List RPC shares: filters, order_by, keyset pages, skip, counts. */
 export interface ListEngine {
-  list<T extends keyof MetadataSchema>(
+  list<T extends ListedTable>(
     spec: ListSpec<T>,
     query: ListQuery,
   ): Promise<ListPage<MetadataSchema[T]>>;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the engine is shared by every listed table
+type AnyBuilder = ExpressionBuilder<any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: the table is chosen at run time
+type AnyDb = Kysely<any>;
+
 /** Creates the list engine over `db`, signing page tokens with `tokens`. */
 export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens): ListEngine {
+  const anyDb = db as AnyDb;
   return {
     async list(spec, query) {
-      const { parameters: p } = query;
+      const p = query.parameters;
+      const descendantsOf = p.uidp?.descendantsOf ?? "";
+      const childrenOf = p.uidp?.childrenOf ?? "";
       const violations: FieldViolation[] = [];
       const order = parseOrderBy(p.orderBy, spec.fields, spec.defaultField);
       if (order.error) violations.push(order.error);
       if (p.pageSize < 0)
         violations.push({ field: "page_size", description: "must not be negative" });
       if (p.skip < 0) violations.push({ field: "skip", description: "must not be negative" });
-      const descendantsOf = p.uidp?.descendantsOf ?? "";
-      const childrenOf = p.uidp?.childrenOf ?? "";
       for (const [field, uid] of [
         ["uidp.descendants_of", descendantsOf],
         ["uidp.children_of", childrenOf],
@@ -97,7 +104,7 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
         ? sql<string>`coalesce(${sql.ref(sort.column)}, '')`
         : sql.ref<string>(sort.column);
       const where = (eb: AnyBuilder): Expression<SqlBool> => {
-        const terms: Expression<SqlBool>[] = [query.visible(eb)];
+        const terms: Expression<SqlBool>[] = [visibleTo(eb, query.visible)];
         for (const [column, value] of Object.entries(query.filters)) {
           if (value !== "") terms.push(eb(column, "=", value));
         }
@@ -108,41 +115,99 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
         if (childrenOf !== "") terms.push(eb("parent_uid", "=", childrenOf));
         return eb.and(terms);
       };
-      // biome-ignore lint/suspicious/noExplicitAny: table chosen at run time
-      const base = (db as Kysely<any>).selectFrom(spec.table as string).where(where);
       const size = Math.min(p.pageSize === 0 ? defaultPageSize : p.pageSize, maxPageSize);
       const direction = desc ? "desc" : "asc";
-      let page = base.selectAll();
+      // Find the page's uids on the (sort, uid) index alone, then read those rows: with a
+      // large skip the index is walked, not the table.
+      let keys = anyDb
+        .selectFrom(spec.table as string)
+        .where(where)
+        .select(["uid", sql<string>`${sortExpr}`.as("sort_key")]);
       if (cursor.value) {
-        const [value, uid] = cursor.value as Cursor;
-        page = page.where(
-          (eb) =>
-            sql<SqlBool>`(${sortExpr}, ${eb.ref("uid")}) ${sql.raw(desc ? "<" : ">")} (${value}, ${uid})`,
+        const [value, uid] = cursor.value;
+        keys = keys.where(
+          sql<SqlBool>`(${sortExpr}, uid) ${sql.raw(desc ? "<" : ">")} (${value}, ${uid})`,
         );
       }
-      const [count, rows] = await Promise.all([
-        base
-          .select((eb) => eb.fn.countAll<string | number | bigint>().as("n"))
-          .executeTakeFirstOrThrow(),
-        page
+      const hasFilters = Object.values(query.filters).some((v) => v !== "");
+      const plan = hasFilters ? undefined : planCount(query.visible, descendantsOf, childrenOf);
+      const [totalCount, found] = await Promise.all([
+        plan
+          ? countFromCounters(anyDb, spec.table, plan)
+          : anyDb
+              .selectFrom(spec.table as string)
+              .where(where)
+              .select((eb) => eb.fn.countAll<string | number | bigint>().as("n"))
+              .executeTakeFirstOrThrow()
+              .then((r) => BigInt(r.n)),
+        keys
           .orderBy(sortExpr, direction)
           .orderBy("uid", direction)
           .limit(size + 1)
           .offset(p.skip)
           .execute(),
       ]);
-      let nextPageToken = "";
-      if (rows.length > size) {
-        rows.length = size;
-        const last = rows[size - 1];
-        nextPageToken = tokens.issue(binding, [String(last[sort.column] ?? ""), last.uid]);
+      const pageKeys = found.slice(0, size);
+      const byUid = new Map<string, MetadataSchema[typeof spec.table]>();
+      type Row = MetadataSchema[typeof spec.table];
+      if (pageKeys.length > 0) {
+        const uids = pageKeys.map((k: { uid: string }) => k.uid);
+        const read = await anyDb
+          .selectFrom(spec.table as string)
+          .selectAll()
+          .where("uid", "in", uids)
+          .execute();
+        for (const row of read as Row[]) byUid.set(row.uid, row);
       }
-      return {
-        rows: rows as MetadataSchema[typeof spec.table][],
-        nextPageToken,
-        totalCount: BigInt(count.n),
-        skipped: p.skip,
-      };
+      const rows = pageKeys
+        .map((k: { uid: string }) => byUid.get(k.uid))
+        .filter((r): r is Row => r !== undefined);
+      const last = pageKeys.at(-1);
+      const nextPageToken =
+        found.length > size && last
+          ? tokens.issue(binding, [String(last.sort_key ?? ""), last.uid])
+          : "";
+      return { rows, nextPageToken, totalCount, skipped: p.skip };
     },
   };
+}
+
+/** Rows within the visible subtrees, or children of the visible parents. */
+function visibleTo(eb: AnyBuilder, visible: Visibility): Expression<SqlBool> {
+  const terms: Expression<SqlBool>[] = visible.scopes.flatMap((s) => [
+    eb("uid", "=", s),
+    eb.and([eb("uid", ">", `${s}/`), eb("uid", "<", `${s}0`)]),
+  ]);
+  for (const parent of visible.childrenOf ?? []) terms.push(eb("parent_uid", "=", parent));
+  return terms.length > 0 ? eb.or(terms) : sql<SqlBool>`1 = 0`;
+}
+
+/** Adds up the per-parent counters (and the scope rows themselves) named by `plan`. */
+async function countFromCounters(db: AnyDb, table: ListedTable, plan: CountPlan): Promise<bigint> {
+  const parents = [...plan.below, ...plan.children];
+  const [counted, selves] = await Promise.all([
+    parents.length === 0
+      ? { n: 0 }
+      : db
+          .selectFrom("list_counts")
+          .select((eb) => eb.fn.coalesce(eb.fn.sum<string | number>("n"), sql<number>`0`).as("n"))
+          .where("table_name", "=", table)
+          .where((eb) =>
+            eb.or([
+              ...(parents.length > 0 ? [eb("parent_uid", "in", parents)] : []),
+              ...plan.below.map((b) =>
+                eb.and([eb("parent_uid", ">", `${b}/`), eb("parent_uid", "<", `${b}0`)]),
+              ),
+            ]),
+          )
+          .executeTakeFirstOrThrow(),
+    plan.selves.length === 0
+      ? { n: 0 }
+      : db
+          .selectFrom(table as string)
+          .select((eb) => eb.fn.countAll<string | number>().as("n"))
+          .where("uid", "in", plan.selves)
+          .executeTakeFirstOrThrow(),
+  ]);
+  return BigInt(counted.n) + BigInt(selves.n);
 }

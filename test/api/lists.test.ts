@@ -299,6 +299,12 @@ matrix("List parameters", (h) => {
     for (const row of stable)
       assert.equal(seen.filter((u) => u === row.uid).length, 1, `${row.name} seen exactly once`);
     assert.equal(new Set(seen).size, seen.length, "no row repeated");
+    const after = await allPages(h.api, { "uidp.descendants_of": group, page_size: 200 });
+    const present = after.flatMap((p) => p.identities).length;
+    assert.equal(present, 30 + doomed.length - Math.min(round, doomed.length) + 2 * round);
+    assert.equal(after[0].totalCount, String(present));
+    const named = ok(await h.api.list("identities", { "uidp.descendants_of": group, name: "s-00" }));
+    assert.equal(named.totalCount, "1");
   });
 
   it("uses the lower-case plural resource name as the envelope key", async () => {

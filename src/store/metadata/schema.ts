@@ -63,6 +63,13 @@ export interface SettingsTable {
   value: string;
 }
 
+/** Rows per (table, parent), kept by triggers; see migration 0002. */
+export interface ListCountsTable {
+  table_name: string;
+  parent_uid: string;
+  n: string | number | bigint;
+}
+
 /** The Kysely database type of the metadata store. */
 export interface MetadataSchema {
   groups: GroupsTable;
@@ -71,4 +78,5 @@ export interface MetadataSchema {
   role_bindings: RoleBindingsTable;
   signing_keys: SigningKeysTable;
   settings: SettingsTable;
+  list_counts: ListCountsTable;
 }

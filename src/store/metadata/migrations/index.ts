@@ -1,9 +1,10 @@
 import type { Migration, MigrationProvider } from "kysely";
 import * as iam from "./0001-iam.ts";
+import * as listCounts from "./0002-list-counts.ts";
 
 /** Every migration, in order. Names never change once released. */
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
-    return { "0001-iam": iam };
+    return { "0001-iam": iam, "0002-list-counts": listCounts };
   },
 };
