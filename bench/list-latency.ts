@@ -89,5 +89,7 @@ async function seed(server: TestServer): Promise<void> {
     await db.insertInto("identities").values(rows).execute();
   }
   // The steady state autovacuum reaches on PostgreSQL (visibility map set, statistics fresh).
-  await sql`${sql.raw(server.lading.store.dialect === "postgres" ? "VACUUM ANALYZE" : "ANALYZE")}`.execute(db);
+  await sql`${sql.raw(server.lading.store.dialect === "postgres" ? "VACUUM ANALYZE" : "ANALYZE")}`.execute(
+    db,
+  );
 }

@@ -303,7 +303,9 @@ matrix("List parameters", (h) => {
     const present = after.flatMap((p) => p.identities).length;
     assert.equal(present, 30 + doomed.length - Math.min(round, doomed.length) + 2 * round);
     assert.equal(after[0].totalCount, String(present));
-    const named = ok(await h.api.list("identities", { "uidp.descendants_of": group, name: "s-00" }));
+    const named = ok(
+      await h.api.list("identities", { "uidp.descendants_of": group, name: "s-00" }),
+    );
     assert.equal(named.totalCount, "1");
   });
 
