@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
-import { once } from "node:events";
-import { createServer, type RequestListener, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
+import type { JWK } from "jose";
 import { pino } from "pino";
+import { listen, startProvider } from "../../test/support/oidc-provider.ts";
 import { openTestStore, storeKinds } from "../../test/support/stores.ts";
 import { LadingError } from "../errors/index.ts";
 import { newChildUid, newRootUid } from "../uidp/index.ts";
@@ -22,86 +21,6 @@ interface ExchangeBody {
 
 const statusOf: Record<number, number> = { 3: 400, 5: 404, 7: 403, 14: 503, 16: 401 };
 const registry = "registry.lading.example";
-
-async function listen(handler: RequestListener): Promise<{ server: Server; url: string }> {
-  const server = createServer(handler);
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-/** A real OpenID provider: client credentials give JWT access tokens for the requested resource. */
-async function startProvider() {
-  const providerModule = "oidc-provider";
-  const { default: Provider } = await import(providerModule);
-  const { privateKey } = await generateKeyPair("ES256", { extractable: true });
-  const jwk: JWK = {
-    ...(await exportJWK(privateKey)),
-    kid: "provider-key",
-    alg: "ES256",
-    use: "sig",
-  };
-  let callback: RequestListener = () => {};
-  const { server, url } = await listen((req, res) => callback(req, res));
-  const client = (id: string) => ({
-    client_id: id,
-    client_secret: `${id}-secret-${"x".repeat(32)}`,
-    grant_types: ["client_credentials"],
-    redirect_uris: [],
-    response_types: [],
-    id_token_signed_response_alg: "ES256",
-  });
-  const provider = new Provider(url, {
-    clients: [client("ci-workload"), client("short-lived")],
-    jwks: { keys: [jwk] },
-    ttl: {
-      ClientCredentials: (_ctx: unknown, token: { resourceServer?: { accessTokenTTL: number } }) =>
-        token.resourceServer?.accessTokenTTL ?? 600,
-    },
-    features: {
-      devInteractions: { enabled: false },
-      clientCredentials: { enabled: true },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => "https://unused.example",
-        useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx: unknown, resource: string, c: { clientId: string }) => ({
-          scope: "",
-          audience: resource,
-          accessTokenFormat: "jwt",
-          accessTokenTTL: c.clientId === "short-lived" ? 1 : 600,
-          jwt: { sign: { alg: "ES256" } },
-        }),
-      },
-    },
-  });
-  callback = provider.callback();
-  return {
-    issuer: url,
-    server,
-    /** A client-credentials access token of `clientId` with `aud` = `resource`. */
-    async token(clientId: string, resource: string): Promise<string> {
-      const response = await fetch(`${url}/token`, {
-        method: "POST",
-        headers: {
-          authorization: `Basic ${Buffer.from(`${clientId}:${clientId}-secret-${"x".repeat(32)}`).toString("base64")}`,
-          "content-type": "application/x-www-form-urlencoded",
-        },
-        body: new URLSearchParams({ grant_type: "client_credentials", resource }),
-      });
-      const body = (await response.json()) as { access_token: string };
-      assert.equal(response.status, 200, JSON.stringify(body));
-      return body.access_token;
-    },
-    /** A token signed with the provider's own key, for claims its flows cannot produce. */
-    sign: (claims: Record<string, unknown>) =>
-      new SignJWT(claims)
-        .setProtectedHeader({ alg: "ES256", kid: "provider-key" })
-        .setIssuedAt()
-        .setExpirationTime("5m")
-        .sign(privateKey),
-  };
-}
 
 for (const kind of storeKinds) {
   describe(`issuer routes on ${kind}`, () => {

@@ -38,7 +38,7 @@ export function identityFromRow(row: IdentitiesTable): Identity {
     uid: row.uid,
     name: row.name,
     description: row.description,
-    lastSeenTime: row.last_seen_time ?? "",
+    lastSeenTime: row.last_seen_time ?? undefined,
     createTime: row.create_time,
     updateTime: row.update_time,
     claimMatch:

@@ -67,9 +67,9 @@ export declare type Identity = Message<"lading.iam.v2.Identity"> & {
   /**
    * Output only. Last token exchange, ISO 8601 UTC with milliseconds.
    *
-   * @generated from field: string last_seen_time = 4;
+   * @generated from field: optional string last_seen_time = 4;
    */
-  lastSeenTime: string;
+  lastSeenTime?: string | undefined;
 
   /**
    * Output only.
