@@ -49,3 +49,14 @@ export function upstreamUnavailable(description: string): LadingError {
     domain: errorDomain("auth"),
   });
 }
+
+/** The token of an `Authorization: Bearer <token>` header; UNAUTHENTICATED otherwise. */
+export function bearerToken(authorization: string | undefined): string {
+  const header = authorization?.trim();
+  if (!header) throw authError(authReasons.tokenMissing, "an Authorization header is required");
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  if (!match) {
+    throw authError(authReasons.tokenMalformed, "the Authorization header must be Bearer <token>");
+  }
+  return match[1];
+}

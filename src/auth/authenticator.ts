@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { MetadataSchema } from "../store/metadata/index.ts";
 import { isWithin } from "../uidp/index.ts";
-import { authError, authReasons } from "./auth-errors.ts";
+import { authError, authReasons, bearerToken } from "./auth-errors.ts";
 import type { Grants, Principal } from "./principal.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
 
@@ -83,16 +83,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
 
   return {
     async authenticate(authorization) {
-      const header = authorization?.trim();
-      if (!header) throw authError(authReasons.tokenMissing, "an Authorization header is required");
-      const match = /^Bearer\s+(\S+)$/i.exec(header);
-      if (!match) {
-        throw authError(
-          authReasons.tokenMalformed,
-          "the Authorization header must be Bearer <token>",
-        );
-      }
-      const claims = await tokens.verify(match[1], { audience });
+      const claims = await tokens.verify(bearerToken(authorization), { audience });
       const identity = await db
         .selectFrom("identities")
         .select(["uid", "parent_uid"])

@@ -5,7 +5,7 @@ import { invalidArgument } from "../errors/index.ts";
 import type { HttpRequest, HttpResponse, RawRoute } from "../rpc/raw-route.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
 import { isUidp } from "../uidp/index.ts";
-import { authError, authReasons } from "./auth-errors.ts";
+import { bearerToken } from "./auth-errors.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
 import {
   createUpstreamVerifier,
@@ -76,15 +76,7 @@ export function createIssuerRoutes(options: IssuerRoutesOptions): RawRoute[] {
     }
     if (violations.length > 0) throw invalidArgument("auth", violations);
 
-    const header = req.headers.authorization?.trim();
-    if (!header) throw authError(authReasons.tokenMissing, "an Authorization header is required");
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!match) {
-      throw authError(
-        authReasons.tokenMalformed,
-        "the Authorization header must be Bearer <token>",
-      );
-    }
+    const upstreamToken = bearerToken(req.headers.authorization);
 
     const identityUid = identities[0];
     const identity = await db
@@ -92,7 +84,7 @@ export function createIssuerRoutes(options: IssuerRoutesOptions): RawRoute[] {
       .select(["issuer", "subject"])
       .where("uid", "=", identityUid)
       .executeTakeFirst();
-    const claims = await upstream.verify(match[1], identity);
+    const claims = await upstream.verify(upstreamToken, identity);
 
     const seen = await db
       .updateTable("identities")

@@ -86,3 +86,17 @@ export function internal(requestId: string): LadingError {
     domain: errorDomain("api"),
   });
 }
+
+/**
+ * The error to send for anything a handler threw: a LadingError as it is; anything else is
+ * logged with the request id (never sent) and becomes INTERNAL.
+ */
+export function asLadingError(
+  err: unknown,
+  requestId: string,
+  log: { error(fields: object, message: string): void },
+): LadingError {
+  if (err instanceof LadingError) return err;
+  log.error({ err, requestId }, "request failed");
+  return internal(requestId);
+}

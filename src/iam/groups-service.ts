@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { alreadyExists, failedPrecondition, invalidArgument, notFound } from "../errors/index.ts";
+import { alreadyExists, failedPrecondition, invalidArgument } from "../errors/index.ts";
 import { type Group, GroupSchema, GroupsService } from "../gen/lading/iam/v2/groups_pb.js";
 import type { ListSpec } from "../lists/index.ts";
 import {
@@ -7,7 +7,6 @@ import {
   bindService,
   type Call,
   now,
-  requireAccess,
   scopesOf,
   updatePaths,
   Violations,
@@ -15,6 +14,7 @@ import {
 import type { GroupsTable, MetadataSchema } from "../store/metadata/index.ts";
 import { newChildUid, parentOf } from "../uidp/index.ts";
 import { type IamContext, iamDomain, namedSortFields } from "./iam-context.ts";
+import { loadVisible, requireParentGroup } from "./visible-rows.ts";
 
 const listSpec: ListSpec<"groups"> = {
   table: "groups",
@@ -51,24 +51,15 @@ export function createGroupsService(
   extraChildChecks: GroupChildCheck[] = [],
 ): BoundService {
   const { db } = ctx;
-  const load = (uid: string) =>
-    db.selectFrom("groups").selectAll().where("uid", "=", uid).executeTakeFirst();
-
-  async function visibleGroup(call: Call, uid: string, field: string, act?: string) {
-    const v = new Violations().uid(field, uid);
-    if (!v.empty) throw invalidArgument(iamDomain, v.list);
-    await requireAccess(call, {
+  const visibleGroup = (call: Call, uid: string, field: string, act?: string) =>
+    loadVisible(ctx, call, {
+      table: "groups",
+      uid,
+      field,
       see: "groups.list",
       act,
-      at: uid,
-      domain: iamDomain,
       resourceType: "group",
-      resourceName: uid,
     });
-    const row = await load(uid);
-    if (!row) throw notFound(iamDomain, "group", uid);
-    return row;
-  }
 
   return bindService(GroupsService, {
     async listGroups(req, call) {
@@ -92,7 +83,7 @@ export function createGroupsService(
         .name("name", group.name)
         .description("description", group.description);
       if (!v.empty) throw invalidArgument(iamDomain, v.list);
-      await visibleGroup(call, req.parent, "parent", "groups.create");
+      await requireParentGroup(ctx, call, req.parent, "groups.create");
       const time = now();
       const row: GroupsTable = {
         uid: newChildUid(req.parent),

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { failedPrecondition, invalidArgument, notFound } from "../errors/index.ts";
+import { failedPrecondition, invalidArgument } from "../errors/index.ts";
 import {
   IdentitiesService,
   type Identity,
@@ -11,14 +11,14 @@ import {
   bindService,
   type Call,
   now,
-  requireAccess,
   scopesOf,
   updatePaths,
   Violations,
 } from "../rpc/index.ts";
 import type { IdentitiesTable } from "../store/metadata/index.ts";
-import { newChildUid, parentOf } from "../uidp/index.ts";
+import { newChildUid } from "../uidp/index.ts";
 import { type IamContext, iamDomain, namedSortFields } from "./iam-context.ts";
+import { loadVisible, requireParentGroup } from "./visible-rows.ts";
 
 const listSpec: ListSpec<"identities"> = {
   table: "identities",
@@ -70,26 +70,15 @@ function isIssuerUrl(text: string): boolean {
 export function createIdentitiesService(ctx: IamContext): BoundService {
   const { db } = ctx;
 
-  async function visibleIdentity(call: Call, uid: string, field: string, act?: string) {
-    const v = new Violations().uid(field, uid);
-    if (!v.empty) throw invalidArgument(iamDomain, v.list);
-    const at = parentOf(uid) || uid;
-    await requireAccess(call, {
+  const visibleIdentity = (call: Call, uid: string, field: string, act?: string) =>
+    loadVisible(ctx, call, {
+      table: "identities",
+      uid,
+      field,
       see: "identity.list",
       act,
-      at,
-      domain: iamDomain,
       resourceType: "identity",
-      resourceName: uid,
     });
-    const row = await db
-      .selectFrom("identities")
-      .selectAll()
-      .where("uid", "=", uid)
-      .executeTakeFirst();
-    if (!row) throw notFound(iamDomain, "identity", uid);
-    return row;
-  }
 
   return bindService(IdentitiesService, {
     async listIdentities(req, call) {
@@ -115,20 +104,7 @@ export function createIdentitiesService(ctx: IamContext): BoundService {
         .description("description", identity.description);
       checkClaimMatch(v, "", claim.issuer, claim.subject);
       if (!v.empty) throw invalidArgument(iamDomain, v.list);
-      await requireAccess(call, {
-        see: "groups.list",
-        act: "identity.create",
-        at: req.parent,
-        domain: iamDomain,
-        resourceType: "group",
-        resourceName: req.parent,
-      });
-      const group = await db
-        .selectFrom("groups")
-        .select("uid")
-        .where("uid", "=", req.parent)
-        .executeTakeFirst();
-      if (!group) throw notFound(iamDomain, "group", req.parent);
+      await requireParentGroup(ctx, call, req.parent, "identity.create");
       const time = now();
       const row: IdentitiesTable = {
         uid: newChildUid(req.parent),

@@ -11,15 +11,15 @@ import {
   bindService,
   type Call,
   now,
-  requireAccess,
   scopesOf,
   updatePaths,
   Violations,
 } from "../rpc/index.ts";
 import type { RoleBindingsTable } from "../store/metadata/index.ts";
-import { isWithin, newChildUid, parentOf, rootOf } from "../uidp/index.ts";
+import { isWithin, newChildUid, rootOf } from "../uidp/index.ts";
 import { isUniqueViolation } from "./groups-service.ts";
 import { type IamContext, iamDomain } from "./iam-context.ts";
+import { findVisible, requireParentGroup } from "./visible-rows.ts";
 
 const listSpec: ListSpec<"role_bindings"> = {
   table: "role_bindings",
@@ -87,19 +87,15 @@ export function createRoleBindingsService(ctx: IamContext): BoundService {
     });
   }
 
-  async function visibleBinding(call: Call, uid: string, field: string, act?: string) {
-    const v = new Violations().uid(field, uid);
-    if (!v.empty) throw invalidArgument(iamDomain, v.list);
-    await requireAccess(call, {
+  const visibleBinding = (call: Call, uid: string, field: string, act?: string) =>
+    findVisible(ctx, call, {
+      table: "role_bindings",
+      uid,
+      field,
       see: "role_bindings.list",
       act,
-      at: parentOf(uid) || uid,
-      domain: iamDomain,
       resourceType: "role binding",
-      resourceName: uid,
     });
-    return db.selectFrom("role_bindings").selectAll().where("uid", "=", uid).executeTakeFirst();
-  }
 
   /**
    * Checks that `identityUid` and `roleUid` may be bound on `group`: the identity exists in the
@@ -176,20 +172,7 @@ export function createRoleBindingsService(ctx: IamContext): BoundService {
       const input = req.roleBinding ?? create(RoleBindingSchema);
       const v = new Violations().uid("parent", req.parent);
       if (!v.empty) throw invalidArgument(iamDomain, v.list);
-      await requireAccess(call, {
-        see: "groups.list",
-        act: "role_bindings.create",
-        at: req.parent,
-        domain: iamDomain,
-        resourceType: "group",
-        resourceName: req.parent,
-      });
-      const group = await db
-        .selectFrom("groups")
-        .select("uid")
-        .where("uid", "=", req.parent)
-        .executeTakeFirst();
-      if (!group) throw notFound(iamDomain, "group", req.parent);
+      await requireParentGroup(ctx, call, req.parent, "role_bindings.create");
       await checkBindable(call, req.parent, input.identityUid, input.roleUid);
       const time = now();
       const row: RoleBindingsTable = {

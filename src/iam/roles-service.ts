@@ -17,6 +17,7 @@ import {
 import type { RolesTable } from "../store/metadata/index.ts";
 import { newChildUid, parentOf } from "../uidp/index.ts";
 import { type IamContext, iamDomain, namedSortFields } from "./iam-context.ts";
+import { requireParentGroup } from "./visible-rows.ts";
 
 const listSpec: ListSpec<"roles"> = {
   table: "roles",
@@ -108,20 +109,7 @@ export function createRolesService(ctx: IamContext): BoundService {
         .description("description", role.description);
       const capabilities = capabilityNames(v, role.capabilities);
       if (!v.empty) throw invalidArgument(iamDomain, v.list);
-      await requireAccess(call, {
-        see: "groups.list",
-        act: "roles.create",
-        at: req.parent,
-        domain: iamDomain,
-        resourceType: "group",
-        resourceName: req.parent,
-      });
-      const group = await db
-        .selectFrom("groups")
-        .select("uid")
-        .where("uid", "=", req.parent)
-        .executeTakeFirst();
-      if (!group) throw notFound(iamDomain, "group", req.parent);
+      await requireParentGroup(ctx, call, req.parent, "roles.create");
       const time = now();
       const row: RolesTable = {
         uid: newChildUid(req.parent),

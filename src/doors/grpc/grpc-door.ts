@@ -4,7 +4,7 @@ import { ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Logger } from "pino";
 import type { Principal } from "../../auth/index.ts";
-import { internal, LadingError } from "../../errors/index.ts";
+import { asLadingError } from "../../errors/index.ts";
 import {
   type BoundService,
   errorDetails,
@@ -99,12 +99,6 @@ function unaryMethod(bound: BoundService, method: DescMethod, options: GrpcDoorO
  */
 export function toConnectError(err: unknown, requestId: string, log: Logger): ConnectError {
   if (err instanceof ConnectError) return err;
-  let error: LadingError;
-  if (err instanceof LadingError) {
-    error = err;
-  } else {
-    log.error({ err, requestId }, "request failed");
-    error = internal(requestId);
-  }
+  const error = asLadingError(err, requestId, log);
   return new ConnectError(error.message, error.code, undefined, errorDetails(error));
 }

@@ -2,7 +2,7 @@ import { create, createRegistry, toJsonString } from "@bufbuild/protobuf";
 import { anyPack } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
 import type { Logger } from "pino";
-import { internal, LadingError } from "../../errors/index.ts";
+import { asLadingError, type LadingError } from "../../errors/index.ts";
 import { StatusSchema } from "../../gen/google/rpc/status_pb.js";
 import { errorDetailSchemas, errorDetails, type HttpResponse } from "../../rpc/index.ts";
 
@@ -73,13 +73,7 @@ export function renderRestError(
   requestId: string,
   log: Logger,
 ): void {
-  let error: LadingError;
-  if (err instanceof LadingError) {
-    error = err;
-  } else {
-    log.error({ err, requestId }, "request failed");
-    error = internal(requestId);
-  }
+  const error = asLadingError(err, requestId, log);
   if (res.headersSent) {
     if (!res.writableEnded) res.destroy();
     return;
