@@ -21,7 +21,7 @@ export interface ListParameters {
 }
 
 /** The tables a List can read: every one has uid and parent_uid and is counted per parent. */
-export type ListedTable = "groups" | "identities" | "roles" | "role_bindings";
+export type ListedTable = "groups" | "identities" | "roles" | "role_bindings" | "repos" | "tags";
 
 /** How one resource is listed. */
 export interface ListSpec<T extends ListedTable> {

@@ -32,22 +32,26 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         RETURN NULL;
       END $$`.execute(db);
   }
-  for (const table of countedTables) {
-    if (postgres) {
-      await sql`CREATE TRIGGER ${sql.id(`${table}_count`)} AFTER INSERT OR DELETE ON ${sql.table(table)}
-        FOR EACH ROW EXECUTE FUNCTION lading_count_rows()`.execute(db);
-    } else {
-      await sql`CREATE TRIGGER ${sql.id(`${table}_count_insert`)} AFTER INSERT ON ${sql.table(table)} BEGIN
-        INSERT INTO list_counts (table_name, parent_uid, n) VALUES (${sql.lit(table)}, NEW.parent_uid, 1)
-        ON CONFLICT (table_name, parent_uid) DO UPDATE SET n = n + 1;
-      END`.execute(db);
-      await sql`CREATE TRIGGER ${sql.id(`${table}_count_delete`)} AFTER DELETE ON ${sql.table(table)} BEGIN
-        UPDATE list_counts SET n = n - 1 WHERE table_name = ${sql.lit(table)} AND parent_uid = OLD.parent_uid;
-      END`.execute(db);
-    }
-    await sql`INSERT INTO list_counts (table_name, parent_uid, n)
-      SELECT ${sql.lit(table)}, parent_uid, count(*) FROM ${sql.table(table)} GROUP BY parent_uid`.execute(
-      db,
-    );
+  for (const table of countedTables) await addRowCounters(db, table);
+}
+
+/** Keeps list_counts for `table` by triggers, and backfills it from the rows there. */
+export async function addRowCounters(db: Kysely<unknown>, table: string): Promise<void> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  if (postgres) {
+    await sql`CREATE TRIGGER ${sql.id(`${table}_count`)} AFTER INSERT OR DELETE ON ${sql.table(table)}
+      FOR EACH ROW EXECUTE FUNCTION lading_count_rows()`.execute(db);
+  } else {
+    await sql`CREATE TRIGGER ${sql.id(`${table}_count_insert`)} AFTER INSERT ON ${sql.table(table)} BEGIN
+      INSERT INTO list_counts (table_name, parent_uid, n) VALUES (${sql.lit(table)}, NEW.parent_uid, 1)
+      ON CONFLICT (table_name, parent_uid) DO UPDATE SET n = n + 1;
+    END`.execute(db);
+    await sql`CREATE TRIGGER ${sql.id(`${table}_count_delete`)} AFTER DELETE ON ${sql.table(table)} BEGIN
+      UPDATE list_counts SET n = n - 1 WHERE table_name = ${sql.lit(table)} AND parent_uid = OLD.parent_uid;
+    END`.execute(db);
   }
+  await sql`INSERT INTO list_counts (table_name, parent_uid, n)
+    SELECT ${sql.lit(table)}, parent_uid, count(*) FROM ${sql.table(table)} GROUP BY parent_uid`.execute(
+    db,
+  );
 }

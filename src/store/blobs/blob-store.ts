@@ -1,0 +1,81 @@
+import type { Readable } from "node:stream";
+
+/** A digest algorithm the registry accepts. */
+export type DigestAlgorithm = "sha256" | "sha512";
+
+/** A blob's identity once stored. */
+export interface StoredBlob {
+  /** `<algorithm>:<hex>`. */
+  digest: string;
+  size: number;
+}
+
+/** An inclusive byte range, as in an HTTP Range header. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * Content-addressed blob storage (DESIGN §3). Content becomes visible under its digest only
+ * after the digest has been verified; a crash mid-write leaves nothing visible. Every method
+ * streams: no blob is ever held in memory whole.
+ */
+export interface BlobStore {
+  /**
+   * Streams `body` into the store, computing the digest on the fly. With `expectedDigest`, a
+   * mismatch stores nothing and rejects with a DigestMismatchError.
+   */
+  put(
+    body: Readable,
+    options?: { expectedDigest?: string; algorithm?: DigestAlgorithm },
+  ): Promise<StoredBlob>;
+  /** Size of a stored blob, or undefined. */
+  stat(digest: string): Promise<{ size: number } | undefined>;
+  /** A stream of the blob (or of `range` of it); rejects with BlobNotFoundError if missing. */
+  get(digest: string, range?: ByteRange): Promise<Readable>;
+  /** Removes a blob; missing is fine. */
+  delete(digest: string): Promise<void>;
+
+  /** Starts a resumable upload; the returned state is kept by the caller (the metadata store). */
+  createUpload(): Promise<UploadState>;
+  /**
+   * Appends `body` at `state.size` (the caller checks offsets) and returns the new state. Any
+   * replica may append to an upload another one started.
+   */
+  appendUpload(state: UploadState, body: Readable): Promise<UploadState>;
+  /** Verifies the whole upload against `expectedDigest` and makes it visible under it. */
+  commitUpload(state: UploadState, expectedDigest: string): Promise<StoredBlob>;
+  /** Discards an upload. */
+  abortUpload(state: UploadState): Promise<void>;
+}
+
+/** Driver state of an upload in progress, JSON-serialisable so any replica can continue it. */
+export interface UploadState {
+  /** Bytes received so far. */
+  size: number;
+  /** Driver-specific fields (temp file name, multipart upload id and parts, …). */
+  [key: string]: unknown;
+}
+
+/** The content did not hash to the digest the client named. */
+export class DigestMismatchError extends Error {
+  readonly expected: string;
+  readonly actual: string;
+
+  constructor(expected: string, actual: string) {
+    super(`content digest ${actual} does not match ${expected}`);
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
+/** No blob with that digest. */
+export class BlobNotFoundError extends Error {
+  readonly digest: string;
+
+  constructor(digest: string) {
+    super(`blob ${digest} not found`);
+    this.digest = digest;
+  }
+}
