@@ -23,7 +23,11 @@ export async function freePort(): Promise<number> {
 }
 
 /** Runs Distribution on loopback with filesystem storage in a temp directory. */
-export async function startDistribution(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+export async function startDistribution(): Promise<{
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}> {
   const dir = mkdtempSync(join(tmpdir(), "lading-bench-distribution-"));
   const port = await freePort();
   const config = join(dir, "config.yml");
@@ -48,7 +52,10 @@ export async function startDistribution(): Promise<{ url: string; pid: number; s
   const child = spawn(distributionBinary, ["serve", config], { stdio: "ignore" });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
-    const ok = await fetch(`${url}/v2/`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/v2/`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await sleep(100);
   }

@@ -27,6 +27,8 @@ for (const kind of storeKinds) {
       flags = [
         "--api-listen",
         `127.0.0.1:${port}`,
+        "--registry-listen",
+        "127.0.0.1:0",
         ...(store.options.databaseUrl
           ? ["--database-url", store.options.databaseUrl]
           : ["--data-dir", store.options.dataDir]),

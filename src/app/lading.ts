@@ -7,8 +7,9 @@ import {
   ensureBuiltInRoles,
   type TokenIssuer,
 } from "../auth/index.ts";
-import { type LadingConfig, urlForAddress } from "../config/index.ts";
+import { type LadingConfig, registryAudience, urlForAddress } from "../config/index.ts";
 import { createGrpcDoor } from "../doors/grpc/index.ts";
+import { createOciDoor } from "../doors/oci/index.ts";
 import { createRestDoor } from "../doors/rest/index.ts";
 import {
   createGroupsService,
@@ -18,8 +19,16 @@ import {
 } from "../iam/index.ts";
 import { createListEngine, createPageTokens } from "../lists/index.ts";
 import { createPingService } from "../ping/index.ts";
+import {
+  createEolTagsService,
+  createImagesService,
+  createReposService,
+  createTagsService,
+  groupRepoCheck,
+} from "../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../rpc/index.ts";
 import { createApiHandler, createListener, createLogger } from "../server/index.ts";
+import { createBlobStore } from "../store/blobs/index.ts";
 import {
   createMetadataStore,
   getOrCreateSetting,
@@ -32,6 +41,10 @@ type RequestHandler = (req: HttpRequest, res: HttpResponse) => void;
 export interface RunningLading {
   /** The API URL: token issuer and API audience. */
   apiUrl: string;
+  /** The registry URL; its host is the registry token audience. */
+  registryUrl: string;
+  /** The registry token audience. */
+  registryAudience: string;
   store: MetadataStore;
   tokens: TokenIssuer;
   log: Logger;
@@ -57,12 +70,18 @@ export async function startLading(
     randomBytes(32).toString("base64url"),
   );
   const ctx = { db, lists: createListEngine(db, createPageTokens(secret)) };
+  const blobs = createBlobStore({ dataDir: config.dataDir, blobStoreUrl: config.blobStoreUrl });
+  const registry = { ...ctx, blobs };
   const services = [
     createPingService(),
-    createGroupsService(ctx),
+    createGroupsService(ctx, [groupRepoCheck(db)]),
     createIdentitiesService(ctx),
     createRolesService(ctx),
     createRoleBindingsService(ctx),
+    createReposService(registry),
+    createTagsService(registry),
+    createImagesService(registry),
+    createEolTagsService(registry),
   ];
 
   let ready = false;
@@ -83,16 +102,49 @@ export async function startLading(
     log,
     isReady: () => ready,
   });
+  let serveRegistry: RequestHandler = (_req, res) => {
+    res.statusCode = 503;
+    res.end();
+  };
+  const registryListener = createListener({
+    handler: (req, res) => serveRegistry(req, res),
+    tls: config.tls,
+  });
+  const registryAddress = await registryListener
+    .listen(config.registryListen.host, config.registryListen.port)
+    .catch(async (error: unknown) => {
+      await listener.close({ timeoutMs: 1000 });
+      await store.close();
+      throw error;
+    });
+  const registryUrl =
+    config.registryUrl ??
+    urlForAddress(registryAddress.address, registryAddress.port, config.tls !== undefined);
+  const oci = createOciDoor({
+    db,
+    blobs,
+    tokens,
+    registryUrl,
+    audience: registryAudience(registryUrl),
+    publicOrg: config.publicOrg,
+    freeTierTags: config.freeTierTags,
+    log,
+  });
+  serveRegistry = oci.handler;
   ready = true;
-  log.info({ apiUrl, store: store.dialect }, "lading serving");
+  log.info({ apiUrl, registryUrl, store: store.dialect }, "lading serving");
   return {
     apiUrl,
+    registryUrl,
+    registryAudience: registryAudience(registryUrl),
     store,
     tokens,
     log,
     async close(options) {
       ready = false;
-      await listener.close({ timeoutMs: options?.timeoutMs ?? 30_000 });
+      oci.close();
+      const timeoutMs = options?.timeoutMs ?? 30_000;
+      await Promise.all([listener.close({ timeoutMs }), registryListener.close({ timeoutMs })]);
       await store.close();
     },
   };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { parseListen, resolveConfig } from "./config.ts";
+import { parseListen, registryAudience, resolveConfig } from "./config.ts";
 
 it("defaults to local disk and 127.0.0.1:8080", () => {
   const config = resolveConfig({}, {});
@@ -33,4 +33,36 @@ it("refuses bad values with the flag's name", () => {
 it("parses IPv6 listen addresses", () => {
   assert.deepEqual(parseListen("[::1]:5000", "--x"), { host: "::1", port: 5000 });
   assert.throws(() => parseListen("host:70000", "--x"));
+});
+
+it("configures the registry listener, blob store and public organisation", () => {
+  const defaults = resolveConfig({}, {});
+  assert.deepEqual(defaults.registryListen, { host: "127.0.0.1", port: 5000 });
+  assert.equal(defaults.registryUrl, undefined);
+  assert.equal(defaults.blobStoreUrl, undefined);
+  assert.equal(defaults.publicOrg, "public");
+  assert.deepEqual(defaults.freeTierTags, ["latest", "latest-dev"]);
+  const env = {
+    LADING_REGISTRY_LISTEN: "0.0.0.0:5001",
+    LADING_REGISTRY_URL: "https://cr.example.com/",
+    LADING_BLOB_STORE: "s3://bucket/prefix?region=x",
+    LADING_PUBLIC_ORG: "open",
+    LADING_FREE_TIER_TAGS: "stable, edge",
+  };
+  const config = resolveConfig({ publicOrg: "free" }, env);
+  assert.deepEqual(config.registryListen, { host: "0.0.0.0", port: 5001 });
+  assert.equal(config.registryUrl, "https://cr.example.com");
+  assert.equal(config.blobStoreUrl, "s3://bucket/prefix?region=x");
+  assert.equal(config.publicOrg, "free");
+  assert.deepEqual(config.freeTierTags, ["stable", "edge"]);
+  assert.throws(() => resolveConfig({ registryListen: "5000" }, {}), /--registry-listen/);
+  assert.throws(() => resolveConfig({ registryUrl: "cr.example" }, {}), /--registry-url/);
+  assert.throws(() => resolveConfig({ blobStore: "/tmp/blobs" }, {}), /--blob-store/);
+  assert.throws(() => resolveConfig({ publicOrg: "Bad Org" }, {}), /--public-org/);
+});
+
+it("derives the registry audience from the registry URL", () => {
+  assert.equal(registryAudience("http://127.0.0.1:5000"), "127.0.0.1:5000");
+  assert.equal(registryAudience("https://cr.example.com:443"), "cr.example.com");
+  assert.equal(registryAudience("https://cr.example.com:8443/"), "cr.example.com:8443");
 });

@@ -17,6 +17,22 @@ export interface LadingConfig {
   tls: { cert: string; key: string } | undefined;
   /** pino level. Default `info`. */
   logLevel: string;
+  /** Registry listener address. Default `127.0.0.1:5000`, the port OCI clients expect. */
+  registryListen: { host: string; port: number };
+  /**
+   * Public URL of the registry; its host (with the port unless it is the scheme's default) is
+   * the registry token audience. Default `http://<registry-listen>` (the bound port on port 0).
+   */
+  registryUrl: string | undefined;
+  /**
+   * Blob store: `s3://bucket/prefix?endpoint=URL&region=R&forcePathStyle=true`, or absent for
+   * the filesystem store inside the data directory.
+   */
+  blobStoreUrl: string | undefined;
+  /** The organisation anonymous callers may pull from. Default `public`. */
+  publicOrg: string;
+  /** Tags of the public organisation anonymous callers may pull. Default `latest`, `latest-dev`. */
+  freeTierTags: readonly string[];
 }
 
 /** Settings as strings, from flags or the environment; absent means "use the default". */
@@ -28,6 +44,11 @@ export interface ConfigInput {
   tlsCert?: string;
   tlsKey?: string;
   logLevel?: string;
+  registryListen?: string;
+  registryUrl?: string;
+  blobStore?: string;
+  publicOrg?: string;
+  freeTierTags?: string;
 }
 
 /** The environment variable behind each setting. */
@@ -39,6 +60,11 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   tlsCert: "LADING_TLS_CERT",
   tlsKey: "LADING_TLS_KEY",
   logLevel: "LADING_LOG_LEVEL",
+  registryListen: "LADING_REGISTRY_LISTEN",
+  registryUrl: "LADING_REGISTRY_URL",
+  blobStore: "LADING_BLOB_STORE",
+  publicOrg: "LADING_PUBLIC_ORG",
+  freeTierTags: "LADING_FREE_TIER_TAGS",
 };
 
 /** Layers flags over the environment over defaults, validates, and freezes the result. */
@@ -58,6 +84,27 @@ export function resolveConfig(
   const key = pick("tlsKey");
   if ((cert === undefined) !== (key === undefined))
     throw new Error("--tls-cert and --tls-key go together");
+  const registryListen = parseListen(
+    pick("registryListen") ?? "127.0.0.1:5000",
+    "--registry-listen",
+  );
+  const registryUrl = pick("registryUrl");
+  if (registryUrl !== undefined) checkUrl(registryUrl, "--registry-url");
+  const blobStoreUrl = pick("blobStore");
+  if (blobStoreUrl !== undefined && !/^s3:\/\/[^/?]+/.test(blobStoreUrl)) {
+    throw new Error("--blob-store must be an s3://bucket[/prefix] URL");
+  }
+  const publicOrg = pick("publicOrg") ?? "public";
+  if (!/^[a-z0-9]+([._-][a-z0-9]+)*$/.test(publicOrg)) {
+    throw new Error(`--public-org must be an organisation name, got "${publicOrg}"`);
+  }
+  const freeTierTags = (pick("freeTierTags") ?? "latest,latest-dev")
+    .split(",")
+    .map((t) => t.trim())
+    .filter((t) => t !== "");
+  if (freeTierTags.some((t) => !/^[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}$/.test(t))) {
+    throw new Error("--free-tier-tags must be a comma-separated list of tags");
+  }
   return Object.freeze({
     dataDir: pick("dataDir") ?? ".lading",
     apiListen,
@@ -68,6 +115,11 @@ export function resolveConfig(
         ? { cert: readFileSync(cert, "utf8"), key: readFileSync(key, "utf8") }
         : undefined,
     logLevel: pick("logLevel") ?? "info",
+    registryListen,
+    registryUrl: registryUrl?.replace(/\/+$/, ""),
+    blobStoreUrl,
+    publicOrg,
+    freeTierTags: Object.freeze(freeTierTags),
   });
 }
 
@@ -89,4 +141,13 @@ function checkUrl(text: string, flag: string): void {
 export function urlForAddress(host: string, port: number, tls: boolean): string {
   const name = host.includes(":") ? `[${host}]` : host;
   return `${tls ? "https" : "http"}://${name}:${port}`;
+}
+
+/**
+ * The registry token audience of a registry URL: its host, with the port unless it is the
+ * scheme's default (`http://127.0.0.1:5000` → `127.0.0.1:5000`, `https://cr.example` →
+ * `cr.example`).
+ */
+export function registryAudience(registryUrl: string): string {
+  return new URL(registryUrl).host;
 }

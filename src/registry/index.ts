@@ -1,1 +1,6 @@
+export * from "./eol-tags-service.ts";
+export * from "./images-service.ts";
+export * from "./registry-context.ts";
+export * from "./repos-service.ts";
 export * from "./tag-history.ts";
+export * from "./tags-service.ts";

@@ -42,6 +42,23 @@ for (const kind of storeKinds) {
       }
     });
 
+    it("continues the history of a tag deleted and created again", async () => {
+      const { store, close } = await openTestStore(kind);
+      try {
+        const repo = newChildUid(newRootUid());
+        await moveTag(store.db, repo, "v1", digest(1));
+        await store.db.deleteFrom("tags").where("parent_uid", "=", repo).execute();
+        await moveTag(store.db, repo, "v1", digest(2));
+        const history = await readHistory(store.db, repo, "v1");
+        assert.deepEqual(
+          history.map((h) => h.digest),
+          [digest(1), digest(2)],
+        );
+      } finally {
+        await close();
+      }
+    });
+
     it("windows by inclusive start and end and returns at most 1000 records, oldest first", async () => {
       const { store, close } = await openTestStore(kind);
       try {

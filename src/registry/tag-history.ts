@@ -26,6 +26,13 @@ export async function moveTag(
 ): Promise<TagsTable> {
   return db.transaction().execute(async (trx) => {
     const created = now();
+    // A tag deleted and pushed again continues its history where it stopped.
+    const last = await trx
+      .selectFrom("tag_history")
+      .select((eb) => eb.fn.max("seq").as("seq"))
+      .where("repo_uid", "=", repoUid)
+      .where("tag", "=", name)
+      .executeTakeFirst();
     await trx
       .insertInto("tags")
       .values({
@@ -34,7 +41,7 @@ export async function moveTag(
         name,
         digest,
         deprecated: 0,
-        history_seq: 0,
+        history_seq: String(last?.seq ?? 0),
         create_time: created,
         update_time: created,
       })

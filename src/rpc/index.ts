@@ -4,3 +4,4 @@ export * from "./error-details.ts";
 export type * from "./raw-route.ts";
 export * from "./update-mask.ts";
 export * from "./validate.ts";
+export * from "./visible-rows.ts";

@@ -1,5 +1,5 @@
 import { bootstrapOrganisation, type RunningLading, startLading } from "../../src/app/index.ts";
-import { resolveConfig } from "../../src/config/index.ts";
+import { type ConfigInput, resolveConfig } from "../../src/config/index.ts";
 import { createLogger } from "../../src/server/index.ts";
 import { createTestStore, type TestStore } from "./stores.ts";
 
@@ -18,6 +18,7 @@ export interface TestServer {
 export async function startTestServer(
   kind: "sqlite" | "postgres",
   org = "acme",
+  extra: ConfigInput = {},
 ): Promise<TestServer> {
   const store = await createTestStore(kind);
   const config = resolveConfig(
@@ -25,6 +26,8 @@ export async function startTestServer(
       dataDir: store.options.dataDir,
       databaseUrl: store.options.databaseUrl,
       apiListen: "127.0.0.1:0",
+      registryListen: "127.0.0.1:0",
+      ...extra,
     },
     {},
   );

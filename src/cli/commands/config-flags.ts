@@ -10,6 +10,11 @@ export const configOptions = {
   "tls-cert": { type: "string" },
   "tls-key": { type: "string" },
   "log-level": { type: "string" },
+  "registry-listen": { type: "string" },
+  "registry-url": { type: "string" },
+  "blob-store": { type: "string" },
+  "public-org": { type: "string" },
+  "free-tier-tags": { type: "string" },
 } as const satisfies ParseArgsConfig["options"];
 
 /** Maps parsed flags to config input. */
@@ -23,5 +28,10 @@ export function configFromFlags(values: Record<string, string | boolean | undefi
     tlsCert: text("tls-cert"),
     tlsKey: text("tls-key"),
     logLevel: text("log-level"),
+    registryListen: text("registry-listen"),
+    registryUrl: text("registry-url"),
+    blobStore: text("blob-store"),
+    publicOrg: text("public-org"),
+    freeTierTags: text("free-tier-tags"),
   };
 }

@@ -32,7 +32,11 @@ export interface BlobStore {
   ): Promise<StoredBlob>;
   /** Size of a stored blob, or undefined. */
   stat(digest: string): Promise<{ size: number } | undefined>;
-  /** A stream of the blob (or of `range` of it); rejects with BlobNotFoundError if missing. */
+  /**
+   * A stream of the blob (or of `range` of it); rejects with BlobNotFoundError if missing. A
+   * range ending beyond the blob is cut at its end; one starting at or beyond the end (or with
+   * `end < start`) rejects with RangeNotSatisfiableError.
+   */
   get(digest: string, range?: ByteRange): Promise<Readable>;
   /** Removes a blob; missing is fine. */
   delete(digest: string): Promise<void>;
@@ -41,10 +45,14 @@ export interface BlobStore {
   createUpload(): Promise<UploadState>;
   /**
    * Appends `body` at `state.size` (the caller checks offsets) and returns the new state. Any
-   * replica may append to an upload another one started.
+   * replica may append to an upload another one started. Rejects with UploadNotFoundError when
+   * the upload is gone, InvalidUploadStateError when the state is not this driver's.
    */
   appendUpload(state: UploadState, body: Readable): Promise<UploadState>;
-  /** Verifies the whole upload against `expectedDigest` and makes it visible under it. */
+  /**
+   * Verifies the whole upload against `expectedDigest` and makes it visible under it. On a
+   * DigestMismatchError nothing becomes visible and the upload is left as it was (abort it).
+   */
   commitUpload(state: UploadState, expectedDigest: string): Promise<StoredBlob>;
   /** Discards an upload. */
   abortUpload(state: UploadState): Promise<void>;
@@ -78,4 +86,38 @@ export class BlobNotFoundError extends Error {
     super(`blob ${digest} not found`);
     this.digest = digest;
   }
+}
+
+/** No upload in progress matches the state (aborted, committed, swept, or never created). */
+export class UploadNotFoundError extends Error {
+  constructor(detail: string) {
+    super(`upload not found: ${detail}`);
+  }
+}
+
+/** Upload state that this driver did not produce (forged, corrupted, or another driver's). */
+export class InvalidUploadStateError extends Error {
+  constructor(reason: string) {
+    super(`invalid upload state: ${reason}`);
+  }
+}
+
+/** The range starts at or beyond the end of the blob (HTTP 416; `size` for `Content-Range`). */
+export class RangeNotSatisfiableError extends Error {
+  readonly size: number;
+
+  constructor(range: ByteRange, size: number) {
+    super(`range ${range.start}-${range.end} is not satisfiable for a blob of ${size} bytes`);
+    this.size = size;
+  }
+}
+
+/** A driver as created by this module: the {@link BlobStore} plus housekeeping. */
+export interface BlobStoreDriver extends BlobStore {
+  /**
+   * Removes leftovers of interrupted writes and abandoned uploads not touched for
+   * `olderThanMs`; returns how many it removed. Safe to run on every replica at any time with
+   * an `olderThanMs` longer than the upload session expiry.
+   */
+  sweep(olderThanMs: number): Promise<number>;
 }

@@ -1,1 +1,9 @@
 export * from "./blob-store.ts";
+export { type BlobStoreLocation, parseBlobStoreUrl } from "./blob-store-url.ts";
+export { type BlobStoreOptions, createBlobStore } from "./create-blob-store.ts";
+export { InvalidDigestError, type ParsedDigest, parseDigest } from "./digest.ts";
+export {
+  createFilesystemBlobStore,
+  type FilesystemBlobStoreOptions,
+} from "./filesystem-blob-store.ts";
+export { createS3BlobStore, type S3BlobStoreOptions } from "./s3-blob-store.ts";

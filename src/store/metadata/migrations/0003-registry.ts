@@ -114,4 +114,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("update_time", t.key, (c) => c.notNull())
     .execute();
   await db.schema.createIndex("uploads_update").on("uploads").columns(["update_time"]).execute();
+
+  await addRowCounters(db, "repos");
+  await addRowCounters(db, "tags");
 }

@@ -1,0 +1,1 @@
+export { createOciDoor, type OciDoor, type OciDoorOptions } from "./oci-door.ts";

@@ -1,0 +1,181 @@
+import { createHash } from "node:crypto";
+import { Readable } from "node:stream";
+import { moveTag } from "../../registry/index.ts";
+import { ensureRepo } from "../../registry/registry-access.ts";
+import { now } from "../../rpc/index.ts";
+import { requireFreeTier } from "./free-tier.ts";
+import { parseManifest } from "./manifest-json.ts";
+import { num, type OciContext, type OciRequest, readLimited, sendStream } from "./oci-context.ts";
+import { ociError } from "./oci-error.ts";
+import { checkTag, digestPattern } from "./oci-paths.ts";
+
+/** Largest manifest accepted (Distribution and zot use 4 MiB; oci.md §1.2). */
+export const maxManifestBytes = 4 * 1024 * 1024;
+
+/** Most `tag` parameters of one PUT by digest (distribution-spec main asks for at least 10). */
+export const maxTagsPerPut = 46;
+
+type ManifestRoute = { name: string; reference: string };
+
+const noRepo = (name: string) =>
+  ociError(404, "NAME_UNKNOWN", `repository ${name} is not known`, { name });
+const unknownManifest = (reference: string) =>
+  ociError(404, "MANIFEST_UNKNOWN", `manifest ${reference} is not known`, { reference });
+
+/** GET and HEAD `/v2/<name>/manifests/<tag or digest>`: the exact bytes pushed. */
+export async function getManifest(ctx: OciContext, r: OciRequest, route: ManifestRoute) {
+  const { caller, target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, [
+    "pull",
+  ]);
+  const repo = target.repo;
+  if (!repo) throw noRepo(route.name);
+  const byDigest = digestPattern.test(route.reference);
+  let digest = route.reference;
+  if (!byDigest) {
+    const tag = await ctx.db
+      .selectFrom("tags")
+      .select("digest")
+      .where("parent_uid", "=", repo.uid)
+      .where("name", "=", route.reference)
+      .executeTakeFirst();
+    if (!tag) throw unknownManifest(route.reference);
+    digest = tag.digest;
+  }
+  const row = await ctx.db
+    .selectFrom("manifests")
+    .select(["media_type", "size"])
+    .where("repo_uid", "=", repo.uid)
+    .where("digest", "=", digest)
+    .executeTakeFirst();
+  if (!row) throw unknownManifest(route.reference);
+  await requireFreeTier(ctx, caller, repo.uid, (reach) =>
+    byDigest ? reach.manifests.has(digest) : reach.tags.has(route.reference),
+  );
+  const headers = {
+    "content-type": row.media_type,
+    "content-length": num(row.size),
+    "docker-content-digest": digest,
+    etag: `"${digest}"`,
+  };
+  const body = r.method === "HEAD" ? undefined : await ctx.blobs.get(digest);
+  await sendStream(r.res, 200, headers, body);
+}
+
+/**
+ * PUT `/v2/<name>/manifests/<tag or digest>[?tag=…]`: keeps the exact bytes and media type, checks that
+ * every referenced blob and child manifest is in the repo (not `subject`), creates the repo on
+ * a first push, and moves the tag (or, on a PUT by digest, each `tag` parameter, echoed in
+ * `OCI-Tag`) through {@link moveTag}, which writes history in the same transaction.
+ */
+export async function putManifest(ctx: OciContext, r: OciRequest, route: ManifestRoute) {
+  const { target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, ["push"]);
+  const bytes = await readLimited(r.req, maxManifestBytes);
+  const manifest = parseManifest(bytes, r.req.headers["content-type"]);
+  const byDigest = digestPattern.test(route.reference);
+  const algorithm = byDigest && route.reference.startsWith("sha512:") ? "sha512" : "sha256";
+  const digest = `${algorithm}:${createHash(algorithm).update(bytes).digest("hex")}`;
+  if (byDigest && digest !== route.reference) {
+    throw ociError(400, "DIGEST_INVALID", `the manifest's digest is ${digest}`, {
+      expected: route.reference,
+      actual: digest,
+    });
+  }
+  const extraTags = byDigest ? [...new Set(r.query.getAll("tag"))] : [];
+  if (extraTags.length > maxTagsPerPut) {
+    throw ociError(414, "UNSUPPORTED", `at most ${maxTagsPerPut} tag parameters are accepted`);
+  }
+  for (const tag of extraTags) checkTag(tag);
+  const repo = await ensureRepo(ctx.db, target);
+  const missing: string[] = [];
+  const blobDigests = manifest.blobs.filter((d) => !d.urls?.length).map((d) => d.digest);
+  if (blobDigests.length > 0) {
+    const found = await ctx.db
+      .selectFrom("repo_blobs")
+      .select("digest")
+      .where("repo_uid", "=", repo.uid)
+      .where("digest", "in", blobDigests)
+      .execute();
+    const have = new Set(found.map((f) => f.digest));
+    missing.push(...blobDigests.filter((d) => !have.has(d)));
+  }
+  const children = manifest.manifests.map((d) => d.digest);
+  if (children.length > 0) {
+    const found = await ctx.db
+      .selectFrom("manifests")
+      .select("digest")
+      .where("repo_uid", "=", repo.uid)
+      .where("digest", "in", children)
+      .execute();
+    const have = new Set(found.map((f) => f.digest));
+    missing.push(...children.filter((d) => !have.has(d)));
+  }
+  if (missing.length > 0) {
+    throw ociError(
+      400,
+      "MANIFEST_BLOB_UNKNOWN",
+      `unknown blobs or manifests: ${missing.join(", ")}`,
+      {
+        digests: [...new Set(missing)],
+      },
+    );
+  }
+  await ctx.blobs.put(Readable.from([bytes]), { expectedDigest: digest });
+  await ctx.db
+    .insertInto("manifests")
+    .values({
+      repo_uid: repo.uid,
+      digest,
+      media_type: manifest.mediaType,
+      artifact_type: manifest.artifactType,
+      subject_digest: manifest.subject?.digest ?? null,
+      size: bytes.length,
+      create_time: now(),
+    })
+    .onConflict((oc) => oc.columns(["repo_uid", "digest"]).doNothing())
+    .execute();
+  if (!byDigest) await moveTag(ctx.db, repo.uid, route.reference, digest);
+  for (const tag of extraTags) await moveTag(ctx.db, repo.uid, tag, digest);
+  if (extraTags.length > 0) r.res.setHeader("oci-tag", extraTags);
+  const headers: Record<string, string | number> = {
+    location: `/v2/${route.name}/manifests/${digest}`,
+    "docker-content-digest": digest,
+    "content-length": 0,
+  };
+  if (manifest.subject) headers["oci-subject"] = manifest.subject.digest;
+  await sendStream(r.res, 201, headers, undefined);
+}
+
+/**
+ * DELETE `/v2/<name>/manifests/<reference>`: a tag removes only the tag (its history stays); a
+ * digest removes the manifest and every tag pointing at it.
+ */
+export async function deleteManifest(ctx: OciContext, r: OciRequest, route: ManifestRoute) {
+  const { target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, ["delete"]);
+  const repo = target.repo;
+  if (!repo) throw noRepo(route.name);
+  if (!digestPattern.test(route.reference)) {
+    const gone = await ctx.db
+      .deleteFrom("tags")
+      .where("parent_uid", "=", repo.uid)
+      .where("name", "=", route.reference)
+      .executeTakeFirst();
+    if (Number(gone.numDeletedRows) === 0) throw unknownManifest(route.reference);
+  } else {
+    const found = await ctx.db.transaction().execute(async (trx) => {
+      const gone = await trx
+        .deleteFrom("manifests")
+        .where("repo_uid", "=", repo.uid)
+        .where("digest", "=", route.reference)
+        .executeTakeFirst();
+      if (Number(gone.numDeletedRows) === 0) return false;
+      await trx
+        .deleteFrom("tags")
+        .where("parent_uid", "=", repo.uid)
+        .where("digest", "=", route.reference)
+        .execute();
+      return true;
+    });
+    if (!found) throw unknownManifest(route.reference);
+  }
+  await sendStream(r.res, 202, { "content-length": 0 }, undefined);
+}

@@ -1,0 +1,85 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { Kysely } from "kysely";
+import type { Logger } from "pino";
+import type { HttpRequest, HttpResponse } from "../../rpc/index.ts";
+import type { BlobStore } from "../../store/blobs/index.ts";
+import type { MetadataSchema } from "../../store/metadata/index.ts";
+import { ociError } from "./oci-error.ts";
+import type { RegistryAuth } from "./registry-auth.ts";
+
+/** What every OCI handler shares. */
+export interface OciContext {
+  db: Kysely<MetadataSchema>;
+  blobs: BlobStore;
+  auth: RegistryAuth;
+  publicOrg: string;
+  freeTierTags: readonly string[];
+  log: Logger;
+}
+
+/** One request as the OCI handlers see it. */
+export interface OciRequest {
+  req: HttpRequest;
+  res: HttpResponse;
+  method: string;
+  query: URLSearchParams;
+  requestId: string;
+}
+
+/** Reads a request body of at most `limit` bytes; 413 SIZE_INVALID above it. */
+export async function readLimited(req: HttpRequest, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"] ?? "0");
+  if (declared > limit) {
+    req.resume();
+    throw ociError(413, "SIZE_INVALID", `the body exceeds ${limit} bytes`, { limit });
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      req.resume();
+      throw ociError(413, "SIZE_INVALID", `the body exceeds ${limit} bytes`, { limit });
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Answers with headers only, or with `body` streamed (never buffered). */
+export async function sendStream(
+  res: HttpResponse,
+  status: number,
+  headers: Record<string, string | number>,
+  body: Readable | Buffer | undefined,
+): Promise<void> {
+  res.statusCode = status;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  if (body === undefined) {
+    res.end();
+    return;
+  }
+  const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
+  await pipeline(source, res as NodeJS.WritableStream);
+}
+
+/** Answers `status` with a JSON body. */
+export function sendJsonBody(
+  res: HttpResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+  head = false,
+): void {
+  const text = JSON.stringify(value);
+  res.statusCode = status;
+  for (const [name, v] of Object.entries(headers)) res.setHeader(name, v);
+  if (!res.hasHeader("content-type")) res.setHeader("content-type", "application/json");
+  res.setHeader("content-length", Buffer.byteLength(text));
+  if (head) res.end();
+  else res.end(text);
+}
+
+/** Numeric column values come back as strings from PostgreSQL. */
+export const num = (value: string | number | bigint): number => Number(value);

@@ -1,0 +1,65 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { openTestStore } from "../../../test/support/stores.ts";
+import { bootstrapOrganisation } from "../../app/index.ts";
+import { createTokenIssuer, ensureBuiltInRoles } from "../../auth/index.ts";
+import { createListener, createLogger } from "../../server/index.ts";
+import { createFilesystemBlobStore } from "../../store/blobs/index.ts";
+import { createOciDoor, type OciDoor } from "./oci-door.ts";
+
+describe("OCI door upload expiry", () => {
+  let close: () => Promise<void>;
+  let door: OciDoor;
+  let url: string;
+  let token: string;
+  before(async () => {
+    const opened = await openTestStore("sqlite");
+    const dir = mkdtempSync(join(tmpdir(), "lading-door-"));
+    const tokens = createTokenIssuer({ db: opened.store.db, issuerUrl: "http://api.test" });
+    await ensureBuiltInRoles(opened.store.db);
+    const boot = await bootstrapOrganisation(opened.store.db, "acme");
+    let handler: OciDoor["handler"] = () => undefined;
+    const listener = createListener({ handler: (req, res) => handler(req, res) });
+    const address = await listener.listen("127.0.0.1", 0);
+    url = `http://127.0.0.1:${address.port}`;
+    door = createOciDoor({
+      db: opened.store.db,
+      blobs: createFilesystemBlobStore({ dir }),
+      tokens,
+      registryUrl: url,
+      audience: `127.0.0.1:${address.port}`,
+      publicOrg: "public",
+      freeTierTags: ["latest"],
+      log: createLogger({ level: "silent" }),
+      uploadTtlMs: 150,
+    });
+    handler = door.handler;
+    token = await tokens.mint({
+      subject: boot.identityUid,
+      audience: `127.0.0.1:${address.port}`,
+      ttlSeconds: 600,
+    });
+    close = async () => {
+      door.close();
+      await listener.close({ timeoutMs: 1000 });
+      await opened.close();
+      rmSync(dir, { recursive: true, force: true });
+    };
+  });
+  after(() => close?.());
+
+  it("forgets sessions left untouched past their expiry and sweeps them", async () => {
+    const headers = { authorization: `Bearer ${token}` };
+    const start = await fetch(`${url}/v2/acme/app/blobs/uploads/`, { method: "POST", headers });
+    assert.equal(start.status, 202);
+    const location = start.headers.get("location") as string;
+    assert.equal((await fetch(`${url}${location}`, { headers })).status, 204);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal((await fetch(`${url}${location}`, { headers })).status, 404);
+    assert.equal(await door.expireUploads(), 1);
+    assert.equal(await door.expireUploads(), 0);
+  });
+});

@@ -1,0 +1,154 @@
+import type { Kysely } from "kysely";
+import type { Logger } from "pino";
+import type { TokenIssuer } from "../../auth/index.ts";
+import type { HttpRequest, HttpResponse } from "../../rpc/index.ts";
+import { requestIdOf } from "../../server/index.ts";
+import type { BlobStore, BlobStoreDriver } from "../../store/blobs/index.ts";
+import type { MetadataSchema } from "../../store/metadata/index.ts";
+import { deleteBlob, getBlob } from "./blobs.ts";
+import { listCatalog, listReferrers, listTags, tagHistory } from "./discovery.ts";
+import { deleteManifest, getManifest, putManifest } from "./manifests.ts";
+import { type OciContext, type OciRequest, sendJsonBody } from "./oci-context.ts";
+import { ociError, sendOciError, toOciError } from "./oci-error.ts";
+import { matchOciRoute } from "./oci-paths.ts";
+import { createRegistryAuth } from "./registry-auth.ts";
+import { createTokenEndpoint } from "./token-endpoint.ts";
+import { createUploadHandlers, expireUploads, startUpload } from "./uploads.ts";
+
+/** What the registry listener serves and how. */
+export interface OciDoorOptions {
+  db: Kysely<MetadataSchema>;
+  blobs: BlobStore | BlobStoreDriver;
+  tokens: TokenIssuer;
+  /** The registry URL: the realm of challenges is `<registryUrl>/token`. */
+  registryUrl: string;
+  /** The registry token audience (the registry URL's host). */
+  audience: string;
+  /** Organisation anonymous callers may pull from. */
+  publicOrg: string;
+  /** Tags of the public organisation anonymous callers may pull. */
+  freeTierTags: readonly string[];
+  log: Logger;
+  /** The operator path segment of the tag history endpoint. Default `_lading`. */
+  historySegment?: string;
+  /** Upload sessions untouched this long expire. Default 1 hour. */
+  uploadTtlMs?: number;
+  /** How often expired sessions are swept. Default 1 minute. */
+  sweepIntervalMs?: number;
+  /** Lifetime of registry tokens. Default 300 seconds. */
+  tokenTtlSeconds?: number;
+}
+
+/** The registry listener's request handler, and its background sweeper. */
+export interface OciDoor {
+  handler(req: HttpRequest, res: HttpResponse): void;
+  /** Aborts and forgets upload sessions past their expiry; returns how many. */
+  expireUploads(): Promise<number>;
+  /** Stops the sweeper. */
+  close(): void;
+}
+
+/**
+ * Creates the OCI distribution door (DESIGN §1, §6): `/v2/…` (distribution-spec 1.1: pull, push,
+ * content discovery, content management, `_catalog`), `GET /token` (Docker token spec) and the
+ * tag history endpoint. Every response carries `Docker-Distribution-API-Version: registry/2.0`.
+ */
+export function createOciDoor(options: OciDoorOptions): OciDoor {
+  const { db, log } = options;
+  const segment = options.historySegment ?? "_lading";
+  const uploadTtlMs = options.uploadTtlMs ?? 3_600_000;
+  const auth = createRegistryAuth({
+    db,
+    tokens: options.tokens,
+    audience: options.audience,
+    registryUrl: options.registryUrl,
+    tokenTtlSeconds: options.tokenTtlSeconds,
+  });
+  const ctx: OciContext = {
+    db,
+    blobs: options.blobs,
+    auth,
+    publicOrg: options.publicOrg,
+    freeTierTags: options.freeTierTags,
+    log,
+  };
+  const token = createTokenEndpoint({ db, auth, publicOrg: options.publicOrg });
+  const uploads = createUploadHandlers(uploadTtlMs);
+
+  async function dispatch(r: OciRequest, path: string): Promise<void> {
+    const { method } = r;
+    const read = method === "GET" || method === "HEAD";
+    if (path === "/token" && method === "GET") {
+      sendJsonBody(r.res, 200, await token(r.req.headers.authorization, r.query));
+      return;
+    }
+    const route = matchOciRoute(path, segment);
+    if (!route) throw ociError(404, "UNSUPPORTED", `no endpoint ${method} ${path}`);
+    const refuse = () => {
+      throw ociError(405, "UNSUPPORTED", `${method} is not supported on ${path}`);
+    };
+    switch (route.kind) {
+      case "base":
+        if (!read) return refuse();
+        await auth.identify(r.req.headers.authorization);
+        return sendJsonBody(r.res, 200, {}, {}, method === "HEAD");
+      case "catalog":
+        return method === "GET" ? listCatalog(ctx, r) : refuse();
+      case "manifest":
+        if (read) return getManifest(ctx, r, route);
+        if (method === "PUT") return putManifest(ctx, r, route);
+        return method === "DELETE" ? deleteManifest(ctx, r, route) : refuse();
+      case "blob":
+        if (read) return getBlob(ctx, r, route);
+        return method === "DELETE" ? deleteBlob(ctx, r, route) : refuse();
+      case "uploads":
+        return method === "POST" ? startUpload(ctx, r, route) : refuse();
+      case "upload":
+        if (method === "PATCH") return uploads.patch(ctx, r, route);
+        if (method === "PUT") return uploads.put(ctx, r, route);
+        if (method === "GET") return uploads.status(ctx, r, route);
+        return method === "DELETE" ? uploads.cancel(ctx, r, route) : refuse();
+      case "tags":
+        return read ? listTags(ctx, r, route) : refuse();
+      case "referrers":
+        return method === "GET" ? listReferrers(ctx, r, route) : refuse();
+      case "history":
+        return method === "GET" ? tagHistory(ctx, r, route) : refuse();
+    }
+  }
+
+  const sweeper = setInterval(() => {
+    expireUploads(ctx, uploadTtlMs).catch((err: unknown) =>
+      log.warn({ err }, "upload sweep failed"),
+    );
+    const driver = options.blobs as Partial<BlobStoreDriver>;
+    driver.sweep?.(uploadTtlMs * 2).catch((err: unknown) => log.warn({ err }, "blob sweep failed"));
+  }, options.sweepIntervalMs ?? 60_000);
+  sweeper.unref();
+
+  return {
+    handler(req, res) {
+      const started = performance.now();
+      const requestId = requestIdOf(req.headers["x-request-id"]);
+      res.setHeader("x-request-id", requestId);
+      res.setHeader("docker-distribution-api-version", "registry/2.0");
+      const target = req.url ?? "/";
+      const q = target.indexOf("?");
+      const path = q < 0 ? target : target.slice(0, q);
+      const method = req.method ?? "GET";
+      const query = new URLSearchParams(q < 0 ? "" : target.slice(q + 1));
+      res.once("close", () => {
+        const durationMs = Math.round((performance.now() - started) * 10) / 10;
+        log.info(
+          { requestId, method, path, status: res.statusCode, durationMs, door: "oci" },
+          "request",
+        );
+      });
+      dispatch({ req, res, method, query, requestId }, path).catch((err: unknown) => {
+        sendOciError(res, toOciError(err, requestId, log), method === "HEAD");
+      });
+    },
+    expireUploads: () => expireUploads(ctx, uploadTtlMs),
+    close: () => clearInterval(sweeper),
+  };
+}

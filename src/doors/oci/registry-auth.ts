@@ -1,0 +1,207 @@
+import { randomUUID } from "node:crypto";
+import { Code } from "@connectrpc/connect";
+import { SignJWT } from "jose";
+import type { Kysely } from "kysely";
+import {
+  createAuthenticator,
+  createSigningKeys,
+  type Grants,
+  type TokenIssuer,
+} from "../../auth/index.ts";
+import { LadingError } from "../../errors/index.ts";
+import {
+  allowedActions,
+  type RegistryAction,
+  type RepoPath,
+  resolveRepoPath,
+} from "../../registry/registry-access.ts";
+import type { MetadataSchema } from "../../store/metadata/index.ts";
+import { OciError } from "./oci-error.ts";
+
+/** One entry of a registry token's `access` claim (Docker token spec). */
+export interface AccessEntry {
+  type: "repository";
+  name: string;
+  actions: RegistryAction[];
+}
+
+/** Who is calling the registry and what it may do. */
+export interface RegistryCaller {
+  /** Identity uid, or `anonymous`. */
+  subject: string;
+  /** An anonymous registry token: pulls reach only free-tier tags of the public organisation. */
+  anonymous: boolean;
+  /** A registry token (actions fixed by its `access` claim) rather than a Lading token. */
+  scoped: boolean;
+  /** The actions held on `target`. */
+  actions(target: RepoPath): Set<RegistryAction>;
+  /** Request-time grants, for a Lading token. */
+  grants: Grants | undefined;
+  /** The `access` claim, for a registry token. */
+  access: AccessEntry[];
+}
+
+/** How the registry door authenticates. */
+export interface RegistryAuthOptions {
+  db: Kysely<MetadataSchema>;
+  tokens: TokenIssuer;
+  /** The registry token audience: the registry URL's host. */
+  audience: string;
+  /** The registry URL, whose `/token` is the realm of every challenge. */
+  registryUrl: string;
+  /** Lifetime of registry tokens. Default 300 seconds: long enough for one push of a big image. */
+  tokenTtlSeconds?: number;
+}
+
+/** Registry authentication: challenges, registry tokens, callers. */
+export interface RegistryAuth {
+  readonly audience: string;
+  readonly tokenTtlSeconds: number;
+  /** `Bearer realm=…,service=…[,scope=…][,error=…]`. */
+  challenge(scope?: string, error?: string): string;
+  /** The caller behind an Authorization header; 401 with a challenge, or 403 DENIED. */
+  identify(authorization: string | undefined, scope?: string): Promise<RegistryCaller>;
+  /**
+   * The caller and repo when the caller holds every action of `needed` on `path`; otherwise
+   * 401 (registry token: ask for a wider one) or 403 DENIED (Lading token).
+   */
+  authorize(
+    authorization: string | undefined,
+    path: string,
+    needed: RegistryAction[],
+  ): Promise<{ caller: RegistryCaller; target: RepoPath }>;
+  /** Signs a registry token for `subject` with `access`. */
+  mint(subject: string, access: AccessEntry[]): Promise<string>;
+}
+
+/** Creates the registry authentication of one listener. */
+export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
+  const { db, tokens, audience } = options;
+  const tokenTtlSeconds = options.tokenTtlSeconds ?? 300;
+  const realm = `${options.registryUrl.replace(/\/+$/, "")}/token`;
+  const keys = createSigningKeys({ db, maxTokenLifetimeMs: tokens.maxTtlSeconds * 1000 });
+  const authenticator = createAuthenticator({ db, tokens, audience });
+
+  const challenge = (scope?: string, error?: string) =>
+    [
+      `Bearer realm="${realm}"`,
+      `service="${audience}"`,
+      ...(scope ? [`scope="${scope}"`] : []),
+      ...(error ? [`error="${error}"`] : []),
+    ].join(",");
+
+  const unauthorized = (message: string, scope?: string, error?: string) =>
+    new OciError(401, "UNAUTHORIZED", message, {
+      detail: scope ? { scope } : undefined,
+      headers: { "www-authenticate": challenge(scope, error) },
+    });
+
+  async function identify(authorization: string | undefined, scope?: string) {
+    const token = credentialToken(authorization);
+    if (token === undefined) throw unauthorized("authentication required", scope);
+    if (token === "") throw unauthorized("Basic credentials need the user name _token", scope);
+    let claims: Awaited<ReturnType<TokenIssuer["verify"]>>;
+    try {
+      claims = await tokens.verify(token, { audience });
+    } catch (error) {
+      if (error instanceof LadingError && error.code === Code.PermissionDenied) {
+        throw new OciError(403, "DENIED", error.message);
+      }
+      if (error instanceof LadingError) throw unauthorized(error.message, scope, "invalid_token");
+      throw error;
+    }
+    const access = (claims as { access?: unknown }).access;
+    if (Array.isArray(access)) {
+      const entries = access.filter(isAccessEntry);
+      return {
+        subject: claims.sub,
+        anonymous: claims.sub === "anonymous",
+        scoped: true,
+        grants: undefined,
+        access: entries,
+        actions: (target: RepoPath) =>
+          new Set(entries.filter((e) => e.name === target.path).flatMap((e) => e.actions)),
+      } satisfies RegistryCaller;
+    }
+    let grants: Grants;
+    try {
+      const principal = await authenticator.authenticate(`Bearer ${token}`);
+      grants = await principal.grants();
+    } catch (error) {
+      if (error instanceof LadingError && error.code === Code.Unauthenticated) {
+        throw unauthorized(error.message, scope, "invalid_token");
+      }
+      throw error;
+    }
+    return {
+      subject: claims.sub,
+      anonymous: false,
+      scoped: false,
+      grants,
+      access: [],
+      actions: (target: RepoPath) => allowedActions(grants, target),
+    } satisfies RegistryCaller;
+  }
+
+  return {
+    audience,
+    tokenTtlSeconds,
+    challenge,
+    identify,
+
+    async authorize(authorization, path, needed) {
+      const scope = `repository:${path}:${needed.join(",")}`;
+      const caller = await identify(authorization, scope);
+      const target = await resolveRepoPath(db, path);
+      const held = caller.actions(target);
+      const missing = needed.filter((a) => !held.has(a));
+      if (missing.length === 0) return { caller, target };
+      const message = `access to ${path} needs ${missing.join(", ")}`;
+      if (caller.scoped) throw unauthorized(message, scope, "insufficient_scope");
+      throw new OciError(403, "DENIED", message, { detail: { scope } });
+    },
+
+    async mint(subject, access) {
+      const { kid, privateKey } = await keys.signingKey();
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({ access })
+        .setProtectedHeader({ alg: "ES256", kid, typ: "JWT" })
+        .setIssuer(tokens.issuer)
+        .setSubject(subject)
+        .setAudience(audience)
+        .setIssuedAt(now)
+        .setNotBefore(now)
+        .setExpirationTime(now + tokenTtlSeconds)
+        .setJti(randomUUID())
+        .sign(privateKey);
+    },
+  };
+}
+
+/**
+ * The token of `Bearer <token>` or `Basic base64(_token:<token>)`; undefined without
+ * credentials, "" for Basic credentials with another user name.
+ */
+export function credentialToken(authorization: string | undefined): string | undefined {
+  const header = authorization?.trim();
+  if (!header) return undefined;
+  const bearer = /^Bearer\s+(\S+)$/i.exec(header);
+  if (bearer) return bearer[1];
+  const basic = /^Basic\s+(\S+)$/i.exec(header);
+  if (!basic) return "";
+  const decoded = Buffer.from(basic[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon < 0 || decoded.slice(0, colon) !== "_token") return "";
+  return decoded.slice(colon + 1);
+}
+
+function isAccessEntry(value: unknown): value is AccessEntry {
+  const entry = value as AccessEntry;
+  return (
+    typeof entry === "object" &&
+    entry !== null &&
+    entry.type === "repository" &&
+    typeof entry.name === "string" &&
+    Array.isArray(entry.actions)
+  );
+}

@@ -1,0 +1,252 @@
+import { randomUUID } from "node:crypto";
+import { ensureRepo, resolveRepoPath } from "../../registry/registry-access.ts";
+import { now } from "../../rpc/index.ts";
+import { DigestMismatchError, type UploadState } from "../../store/blobs/index.ts";
+import type { ReposTable } from "../../store/metadata/index.ts";
+import { linkBlob } from "./blobs.ts";
+import { num, type OciContext, type OciRequest, sendStream } from "./oci-context.ts";
+import { OciError, ociError } from "./oci-error.ts";
+import { checkDigest, digestPattern, maxNameLength, repoNamePattern } from "./oci-paths.ts";
+
+type UploadsRoute = { name: string };
+type UploadRoute = { name: string; id: string };
+
+const locks = new Map<string, Promise<unknown>>();
+
+/** Runs `work` after every earlier call for the same upload id has finished. */
+async function serialised<T>(id: string, work: () => Promise<T>): Promise<T> {
+  const previous = locks.get(id) ?? Promise.resolve();
+  const run = previous.then(work, work);
+  const tail = run.catch(() => undefined);
+  locks.set(id, tail);
+  try {
+    return await run;
+  } finally {
+    if (locks.get(id) === tail) locks.delete(id);
+  }
+}
+
+const unknownUpload = () => ociError(404, "BLOB_UPLOAD_UNKNOWN", "upload session unknown");
+const rangeHeader = (size: number) => `0-${Math.max(0, size - 1)}`;
+const hasBody = (r: OciRequest) => {
+  const length = r.req.headers["content-length"];
+  if (length !== undefined) return length !== "0";
+  return r.req.headers["transfer-encoding"] !== undefined || r.req.httpVersionMajor === 2;
+};
+
+function sessionHeaders(name: string, id: string, size: number): Record<string, string> {
+  return {
+    location: `/v2/${name}/blobs/uploads/${id}`,
+    range: rangeHeader(size),
+    "docker-upload-uuid": id,
+    "content-length": "0",
+  };
+}
+
+async function committed(
+  ctx: OciContext,
+  r: OciRequest,
+  name: string,
+  repo: ReposTable,
+  digest: string,
+  size: number,
+) {
+  await linkBlob(ctx, repo.uid, digest, size);
+  await sendStream(
+    r.res,
+    201,
+    {
+      location: `/v2/${name}/blobs/${digest}`,
+      "docker-content-digest": digest,
+      "content-length": 0,
+    },
+    undefined,
+  );
+}
+
+/**
+ * POST `/v2/<name>/blobs/uploads/`: cross-repo mount (`mount` + `from`, 201; 202 with a normal
+ * session when the caller cannot pull `from` or it lacks the blob), single-POST upload
+ * (`digest`, 201), or a new session (202).
+ */
+export async function startUpload(ctx: OciContext, r: OciRequest, route: UploadsRoute) {
+  const { caller, target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, [
+    "push",
+  ]);
+  const repo = await ensureRepo(ctx.db, target);
+  const mount = r.query.get("mount");
+  const from = r.query.get("from");
+  if (
+    mount !== null &&
+    digestPattern.test(mount) &&
+    from &&
+    from.length <= maxNameLength &&
+    repoNamePattern.test(from)
+  ) {
+    const source = await resolveRepoPath(ctx.db, from);
+    if (source.repo && caller.actions(source).has("pull")) {
+      const row = await ctx.db
+        .selectFrom("repo_blobs")
+        .innerJoin("blobs", "blobs.digest", "repo_blobs.digest")
+        .select("blobs.size")
+        .where("repo_blobs.repo_uid", "=", source.repo.uid)
+        .where("repo_blobs.digest", "=", mount)
+        .executeTakeFirst();
+      if (row) {
+        r.req.resume();
+        return committed(ctx, r, route.name, repo, mount, num(row.size));
+      }
+    }
+  }
+  const digest = r.query.get("digest");
+  if (digest !== null) {
+    checkDigest(digest);
+    try {
+      const stored = await ctx.blobs.put(r.req, { expectedDigest: digest });
+      return committed(ctx, r, route.name, repo, stored.digest, stored.size);
+    } catch (error) {
+      throw digestError(error);
+    }
+  }
+  r.req.resume();
+  const state = await ctx.blobs.createUpload();
+  const id = randomUUID();
+  const time = now();
+  await ctx.db
+    .insertInto("uploads")
+    .values({
+      id,
+      repo_uid: repo.uid,
+      size: state.size,
+      state: JSON.stringify(state),
+      create_time: time,
+      update_time: time,
+    })
+    .execute();
+  await sendStream(r.res, 202, sessionHeaders(route.name, id, state.size), undefined);
+}
+
+function digestError(error: unknown): unknown {
+  if (error instanceof DigestMismatchError) {
+    return ociError(400, "DIGEST_INVALID", error.message, {
+      expected: error.expected,
+      actual: error.actual,
+    });
+  }
+  return error;
+}
+
+async function loadSession(
+  ctx: OciContext,
+  r: OciRequest,
+  route: UploadRoute,
+  uploadTtlMs: number,
+) {
+  const { target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, ["push"]);
+  const row = await ctx.db
+    .selectFrom("uploads")
+    .selectAll()
+    .where("id", "=", route.id)
+    .executeTakeFirst();
+  if (!row || !target.repo || row.repo_uid !== target.repo.uid) throw unknownUpload();
+  if (Date.parse(row.update_time) < Date.now() - uploadTtlMs) throw unknownUpload();
+  return { repo: target.repo, size: num(row.size), state: JSON.parse(row.state) as UploadState };
+}
+
+/** Appends the request body after checking `Content-Range` (416 unless it starts at the end). */
+async function appendChunk(
+  ctx: OciContext,
+  r: OciRequest,
+  route: UploadRoute,
+  size: number,
+  state: UploadState,
+) {
+  const contentRange = r.req.headers["content-range"];
+  if (contentRange !== undefined) {
+    const match = /^(?:bytes )?(\d+)-(\d+)$/.exec(contentRange.trim());
+    const start = match ? Number(match[1]) : -1;
+    const end = match ? Number(match[2]) : -1;
+    const length = r.req.headers["content-length"];
+    if (
+      !match ||
+      start !== size ||
+      end < start ||
+      (length !== undefined && Number(length) !== end - start + 1)
+    ) {
+      r.req.resume();
+      throw new OciError(416, "BLOB_UPLOAD_INVALID", `the chunk must start at byte ${size}`, {
+        detail: { contentRange, expectedStart: size },
+        headers: sessionHeaders(route.name, route.id, size),
+      });
+    }
+  }
+  const next = await ctx.blobs.appendUpload(state, r.req);
+  await ctx.db
+    .updateTable("uploads")
+    .set({ size: next.size, state: JSON.stringify(next), update_time: now() })
+    .where("id", "=", route.id)
+    .execute();
+  return next;
+}
+
+/** The upload-session endpoints: PATCH (chunk), PUT (close), GET (status), DELETE (cancel). */
+export function createUploadHandlers(uploadTtlMs: number) {
+  return {
+    async patch(ctx: OciContext, r: OciRequest, route: UploadRoute) {
+      const next = await serialised(route.id, async () => {
+        const { size, state } = await loadSession(ctx, r, route, uploadTtlMs);
+        return appendChunk(ctx, r, route, size, state);
+      });
+      await sendStream(r.res, 202, sessionHeaders(route.name, route.id, next.size), undefined);
+    },
+
+    async put(ctx: OciContext, r: OciRequest, route: UploadRoute) {
+      const digest = r.query.get("digest") ?? "";
+      checkDigest(digest);
+      await serialised(route.id, async () => {
+        const session = await loadSession(ctx, r, route, uploadTtlMs);
+        const state = hasBody(r)
+          ? await appendChunk(ctx, r, route, session.size, session.state)
+          : session.state;
+        r.req.resume();
+        let stored: Awaited<ReturnType<typeof ctx.blobs.commitUpload>>;
+        try {
+          stored = await ctx.blobs.commitUpload(state, digest);
+        } catch (error) {
+          throw digestError(error);
+        }
+        await ctx.db.deleteFrom("uploads").where("id", "=", route.id).execute();
+        await committed(ctx, r, route.name, session.repo, stored.digest, stored.size);
+      });
+    },
+
+    async status(ctx: OciContext, r: OciRequest, route: UploadRoute) {
+      const { size } = await loadSession(ctx, r, route, uploadTtlMs);
+      await sendStream(r.res, 204, sessionHeaders(route.name, route.id, size), undefined);
+    },
+
+    async cancel(ctx: OciContext, r: OciRequest, route: UploadRoute) {
+      await serialised(route.id, async () => {
+        const { state } = await loadSession(ctx, r, route, uploadTtlMs);
+        await ctx.db.deleteFrom("uploads").where("id", "=", route.id).execute();
+        await ctx.blobs.abortUpload(state).catch(() => undefined);
+      });
+      await sendStream(r.res, 204, { "content-length": 0 }, undefined);
+    },
+  };
+}
+
+/** Aborts and forgets every upload session untouched for `uploadTtlMs`; returns how many. */
+export async function expireUploads(ctx: OciContext, uploadTtlMs: number): Promise<number> {
+  const cutoff = new Date(Date.now() - uploadTtlMs).toISOString();
+  const stale = await ctx.db
+    .selectFrom("uploads")
+    .select(["id", "state"])
+    .where("update_time", "<", cutoff)
+    .execute();
+  for (const row of stale) {
+    await ctx.db.deleteFrom("uploads").where("id", "=", row.id).execute();
+    await ctx.blobs.abortUpload(JSON.parse(row.state) as UploadState).catch(() => undefined);
+  }
+  return stale.length;
+}

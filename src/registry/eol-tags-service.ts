@@ -1,0 +1,46 @@
+import { create } from "@bufbuild/protobuf";
+import {
+  type EolTag,
+  EolTagSchema,
+  RegistryService,
+} from "../gen/lading/registry/v1/eol_tags_pb.js";
+import type { ListSpec } from "../lists/index.ts";
+import { type BoundService, bindService, scopesOf } from "../rpc/index.ts";
+import type { TagsTable } from "../store/metadata/index.ts";
+import { type RegistryContext, registryDomain } from "./registry-context.ts";
+
+const listSpec: ListSpec<"tags"> = {
+  table: "tags",
+  domain: registryDomain,
+  fields: { uid: { column: "uid" } },
+  defaultField: "uid",
+};
+
+/** Converts a deprecated tag row to the v1 EolTag. */
+export function eolTagFromRow(row: TagsTable): EolTag {
+  return create(EolTagSchema, {
+    id: row.uid,
+    name: row.name,
+    repoId: row.parent_uid,
+    digest: row.digest,
+    updateTime: row.update_time,
+  });
+}
+
+/**
+ * The v1 RegistryService: ListEolTags, the deprecated tags the caller may see, on the v2 list
+ * machinery (uidp filters, name, page_size, page_token; ordered by id).
+ */
+export function createEolTagsService(ctx: RegistryContext): BoundService {
+  return bindService(RegistryService, {
+    async listEolTags(req, call) {
+      const page = await ctx.lists.list(listSpec, {
+        parameters: { ...req, orderBy: "", skip: 0 },
+        filters: { name: req.name, deprecated: "1" },
+        visible: { scopes: await scopesOf(call, "tag.list") },
+        caller: call.principal?.identityUid ?? "",
+      });
+      return { items: page.rows.map(eolTagFromRow), nextPageToken: page.nextPageToken };
+    },
+  });
+}

@@ -1,0 +1,133 @@
+import { create } from "@bufbuild/protobuf";
+import { invalidArgument } from "../errors/index.ts";
+import { type Tag, TagSchema, TagsService } from "../gen/lading/registry/v2/tags_pb.js";
+import type { ListSpec } from "../lists/index.ts";
+import {
+  type BoundService,
+  bindService,
+  type Call,
+  loadVisibleRow,
+  scopesOf,
+  updatePaths,
+  Violations,
+} from "../rpc/index.ts";
+import type { TagsTable } from "../store/metadata/index.ts";
+import {
+  isDigest,
+  isTagName,
+  type RegistryContext,
+  registryDomain,
+  registrySortFields,
+} from "./registry-context.ts";
+import { moveTag } from "./tag-history.ts";
+
+const listSpec: ListSpec<"tags"> = {
+  table: "tags",
+  domain: registryDomain,
+  fields: registrySortFields,
+  defaultField: "uid",
+};
+
+const fields = {
+  updatable: ["deprecated"],
+  outputOnly: ["uid", "create_time", "update_time"],
+};
+
+/** Converts a stored row to the API message. */
+export function tagFromRow(row: TagsTable): Tag {
+  return create(TagSchema, {
+    uid: row.uid,
+    name: row.name,
+    digest: row.digest,
+    deprecated: Number(row.deprecated) === 1,
+    createTime: row.create_time,
+    updateTime: row.update_time,
+  });
+}
+
+/** The TagsService implementation. */
+export function createTagsService(ctx: RegistryContext): BoundService {
+  const { db } = ctx;
+  const visibleTag = (call: Call, uid: string, field: string, act?: string) =>
+    loadVisibleRow(db, call, {
+      table: "tags",
+      uid,
+      field,
+      see: "tag.list",
+      act,
+      resourceType: "tag",
+      domain: registryDomain,
+    });
+
+  return bindService(TagsService, {
+    async listTags(req, call) {
+      const page = await ctx.lists.list(listSpec, {
+        parameters: req,
+        filters: { name: req.name, digest: req.digest },
+        visible: { scopes: await scopesOf(call, "tag.list") },
+        caller: call.principal?.identityUid ?? "",
+      });
+      return { ...page, tags: page.rows.map(tagFromRow) };
+    },
+
+    async getTag(req, call) {
+      return tagFromRow(await visibleTag(call, req.uid, "uid"));
+    },
+
+    async createTag(req, call) {
+      const tag = req.tag ?? create(TagSchema);
+      const v = new Violations().uid("parent", req.parent);
+      if (!isTagName(tag.name))
+        v.add("name", "must match the pattern ^[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}$");
+      if (!isDigest(tag.digest))
+        v.add("digest", "must be sha256:<64 hex> or sha512:<128 hex> in lowercase");
+      if (!v.empty) throw invalidArgument(registryDomain, v.list);
+      const repo = await loadVisibleRow(db, call, {
+        table: "repos",
+        uid: req.parent,
+        field: "parent",
+        see: "repo.list",
+        act: "tag.create",
+        resourceType: "repo",
+        domain: registryDomain,
+      });
+      const manifest = await db
+        .selectFrom("manifests")
+        .select("digest")
+        .where("repo_uid", "=", repo.uid)
+        .where("digest", "=", tag.digest)
+        .executeTakeFirst();
+      if (!manifest) {
+        throw invalidArgument(registryDomain, [
+          { field: "digest", description: "must be the digest of a manifest stored in the repo" },
+        ]);
+      }
+      const current = await db
+        .selectFrom("tags")
+        .selectAll()
+        .where("parent_uid", "=", repo.uid)
+        .where("name", "=", tag.name)
+        .executeTakeFirst();
+      if (current?.digest === tag.digest) return tagFromRow(current);
+      return tagFromRow(await moveTag(db, repo.uid, tag.name, tag.digest));
+    },
+
+    async updateTag(req, call) {
+      const tag = req.tag ?? create(TagSchema);
+      const row = await visibleTag(call, tag.uid, "tag.uid", "tag.update");
+      const paths = updatePaths(registryDomain, req.updateMask, call, fields, () =>
+        tag.deprecated ? ["deprecated"] : [],
+      );
+      if (!paths.has("deprecated")) return tagFromRow(row);
+      const deprecated = tag.deprecated ? 1 : 0;
+      await db.updateTable("tags").set({ deprecated }).where("uid", "=", row.uid).execute();
+      return tagFromRow({ ...row, deprecated });
+    },
+
+    async deleteTag(req, call) {
+      const row = await visibleTag(call, req.uid, "uid", "tag.delete");
+      await db.deleteFrom("tags").where("uid", "=", row.uid).execute();
+      return {};
+    },
+  });
+}

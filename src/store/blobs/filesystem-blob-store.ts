@@ -1,0 +1,245 @@
+import { randomBytes } from "node:crypto";
+import { type FileHandle, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  BlobNotFoundError,
+  type BlobStoreDriver,
+  DigestMismatchError,
+  InvalidUploadStateError,
+  type StoredBlob,
+  UploadNotFoundError,
+  type UploadState,
+} from "./blob-store.ts";
+import { clampRange } from "./byte-range.ts";
+import { createDigestHasher, type DigestHasher, pickAlgorithm, requireDigest } from "./digest.ts";
+import { hashFile, writeStream } from "./file-streams.ts";
+
+/** Options of {@link createFilesystemBlobStore}. */
+export interface FilesystemBlobStoreOptions {
+  /** Root directory; `blobs/` and `tmp/` are created inside it (same filesystem, so renames are atomic). */
+  dir: string;
+  /**
+   * Whether to fsync files and directories before reporting success. Default true: a blob the
+   * registry has acknowledged must survive a power loss.
+   */
+  fsync?: boolean;
+}
+
+const tempNamePattern = /^(?:put|upload)-[a-f0-9]{32}$/;
+const maxRunningHashes = 4096;
+
+/** Upload state of the filesystem driver. */
+interface FilesystemUploadState extends UploadState {
+  /** Name of the temp file under `<dir>/tmp`, always `upload-<32 hex>`. */
+  file: string;
+}
+
+/**
+ * A content-addressed store in a directory: blobs at `<dir>/blobs/<algorithm>/<2 hex>/<hex>`,
+ * written to `<dir>/tmp` while hashing, fsynced, verified, then renamed into place.
+ */
+export function createFilesystemBlobStore(options: FilesystemBlobStoreOptions): BlobStoreDriver {
+  const { dir } = options;
+  const durable = options.fsync ?? true;
+  const tmpDir = join(dir, "tmp");
+  const running = new Map<string, DigestHasher>();
+  let ready: Promise<unknown> | undefined;
+  const ensureDirs = () => {
+    ready ??= Promise.all([
+      mkdir(tmpDir, { recursive: true }),
+      mkdir(join(dir, "blobs"), { recursive: true }),
+    ]);
+    return ready;
+  };
+
+  const blobPath = (digest: string) => {
+    const { algorithm, hex } = requireDigest(digest);
+    return join(dir, "blobs", algorithm, hex.slice(0, 2), hex);
+  };
+
+  const syncDir = async (path: string) => {
+    if (!durable) return;
+    const handle = await open(path, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  };
+
+  const publish = async (tempPath: string, digest: string) => {
+    const finalPath = blobPath(digest);
+    const parent = join(finalPath, "..");
+    await mkdir(parent, { recursive: true });
+    await rename(tempPath, finalPath);
+    await syncDir(parent);
+  };
+
+  const uploadPath = (state: UploadState) => {
+    const { size, file } = state as FilesystemUploadState;
+    if (!Number.isSafeInteger(size) || size < 0) {
+      throw new InvalidUploadStateError("size must be a non-negative integer");
+    }
+    if (typeof file !== "string" || !tempNamePattern.test(file) || !file.startsWith("upload-")) {
+      throw new InvalidUploadStateError("not an upload file of this store");
+    }
+    return { size, file, path: join(tmpDir, file) };
+  };
+
+  const openUpload = async (path: string, size: number) => {
+    let handle: FileHandle;
+    try {
+      handle = await open(path, "r+");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+        throw new UploadNotFoundError("its temporary file is gone");
+      }
+      throw error;
+    }
+    const { size: onDisk } = await handle.stat();
+    if (onDisk < size) {
+      await handle.close();
+      throw new InvalidUploadStateError(`state says ${size} bytes, the file has ${onDisk}`);
+    }
+    if (onDisk > size) await handle.truncate(size);
+    return handle;
+  };
+
+  return {
+    async put(body, putOptions) {
+      const { algorithm, expected } = pickAlgorithm(putOptions);
+      await ensureDirs();
+      const tempPath = join(tmpDir, `put-${randomBytes(16).toString("hex")}`);
+      const hasher = createDigestHasher(algorithm);
+      const handle = await open(tempPath, "wx");
+      try {
+        try {
+          await writeStream(handle, body, 0, hasher);
+          if (durable) await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        const digest = hasher.digest();
+        if (expected && expected.digest !== digest) {
+          throw new DigestMismatchError(expected.digest, digest);
+        }
+        await publish(tempPath, digest);
+        return { digest, size: hasher.size };
+      } catch (error) {
+        await unlink(tempPath).catch(ignoreMissing);
+        throw error;
+      }
+    },
+
+    async stat(digest) {
+      try {
+        const { size } = await stat(blobPath(digest));
+        return { size };
+      } catch (error) {
+        ignoreMissing(error);
+        return undefined;
+      }
+    },
+
+    async get(digest, range) {
+      let handle: FileHandle;
+      try {
+        handle = await open(blobPath(digest), "r");
+      } catch (error) {
+        ignoreMissing(error);
+        throw new BlobNotFoundError(digest);
+      }
+      try {
+        const window = range ? clampRange(range, (await handle.stat()).size) : undefined;
+        return handle.createReadStream({ ...window, highWaterMark: 1 << 20 });
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+    },
+
+    async delete(digest) {
+      await unlink(blobPath(digest)).catch(ignoreMissing);
+    },
+
+    async createUpload() {
+      await ensureDirs();
+      const file = `upload-${randomBytes(16).toString("hex")}`;
+      const handle = await open(join(tmpDir, file), "wx");
+      await handle.close();
+      if (running.size >= maxRunningHashes) running.delete(running.keys().next().value as string);
+      running.set(file, createDigestHasher("sha256"));
+      return { size: 0, file } satisfies FilesystemUploadState;
+    },
+
+    async appendUpload(state, body) {
+      const { size, file, path } = uploadPath(state);
+      let hasher = running.get(file);
+      if (hasher && hasher.size !== size) {
+        running.delete(file);
+        hasher = undefined;
+      }
+      const handle = await openUpload(path, size);
+      let written: number;
+      try {
+        written = await writeStream(handle, body, size, hasher);
+        if (durable) await handle.sync();
+      } catch (error) {
+        running.delete(file);
+        throw error;
+      } finally {
+        await handle.close();
+      }
+      return { ...state, size: size + written };
+    },
+
+    async commitUpload(state, expectedDigest) {
+      const expected = requireDigest(expectedDigest);
+      const { size, file, path } = uploadPath(state);
+      const handle = await openUpload(path, size);
+      let digest: string;
+      try {
+        const fast = running.get(file);
+        running.delete(file);
+        digest =
+          fast && fast.size === size && fast.algorithm === expected.algorithm
+            ? fast.digest()
+            : await hashFile(handle, size, expected.algorithm);
+      } finally {
+        await handle.close();
+      }
+      if (digest !== expected.digest) throw new DigestMismatchError(expected.digest, digest);
+      await publish(path, digest);
+      return { digest, size } satisfies StoredBlob;
+    },
+
+    async abortUpload(state) {
+      const { file, path } = uploadPath(state);
+      running.delete(file);
+      await unlink(path).catch(ignoreMissing);
+    },
+
+    async sweep(olderThanMs) {
+      await ensureDirs();
+      const cutoff = Date.now() - olderThanMs;
+      let removed = 0;
+      for (const name of await readdir(tmpDir)) {
+        if (!tempNamePattern.test(name)) continue;
+        const path = join(tmpDir, name);
+        try {
+          if ((await stat(path)).mtimeMs >= cutoff) continue;
+          await unlink(path);
+          running.delete(name);
+          removed++;
+        } catch (error) {
+          ignoreMissing(error);
+        }
+      }
+      return removed;
+    },
+  };
+}
+
+function ignoreMissing(error: unknown) {
+  if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+}

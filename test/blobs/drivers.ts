@@ -1,0 +1,75 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type BlobStoreDriver,
+  createFilesystemBlobStore,
+  createS3BlobStore,
+} from "../../src/store/blobs/index.ts";
+
+/** Every blob driver, so the contract suite runs on each. */
+export const blobDrivers = ["filesystem", "s3"] as const;
+
+/** A fresh, empty blob store location; `open` makes a new instance on it, as another replica would. */
+export interface TestBlobStore {
+  open(): BlobStoreDriver;
+  cleanup(): Promise<void>;
+}
+
+interface S3rverInstance {
+  run(): Promise<AddressInfo>;
+  close(): Promise<void>;
+}
+
+const S3rver = createRequire(import.meta.url)("s3rver") as new (options: {
+  address: string;
+  port: number;
+  silent: boolean;
+  directory: string;
+  configureBuckets: { name: string }[];
+}) => S3rverInstance;
+
+/** The smallest part S3 accepts, so the suite exercises multipart uploads with little data. */
+const testPartSize = 5 << 20;
+
+/**
+ * Creates an empty store location for `driver`; for S3, an s3rver on loopback with its own
+ * directory and bucket.
+ */
+export async function createTestBlobStore(
+  driver: (typeof blobDrivers)[number],
+): Promise<TestBlobStore> {
+  const dir = await mkdtemp(join(tmpdir(), `lading-blobs-${driver}-`));
+  if (driver === "filesystem") {
+    return {
+      open: () => createFilesystemBlobStore({ dir }),
+      cleanup: () => rm(dir, { recursive: true, force: true }),
+    };
+  }
+  const server = new S3rver({
+    address: "127.0.0.1",
+    port: 0,
+    silent: true,
+    directory: dir,
+    configureBuckets: [{ name: "lading-test" }],
+  });
+  const { port } = await server.run();
+  return {
+    open: () =>
+      createS3BlobStore({
+        bucket: "lading-test",
+        prefix: "registry/blobs-test",
+        endpoint: `http://127.0.0.1:${port}`,
+        region: "us-east-1",
+        forcePathStyle: true,
+        credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+        partSize: testPartSize,
+      }),
+    async cleanup() {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
