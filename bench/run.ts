@@ -1,16 +1,41 @@
 import { measureListLatency } from "./list-latency.ts";
+import { measureRegistry } from "./registry-bench.ts";
 
-/** `npm run bench`: prints every measurement and whether it meets its target. */
-const rows = [];
-for (const kind of ["sqlite", "postgres"] as const) {
-  process.stderr.write(`list latency on ${kind}: seeding 100,000 identities…\n`);
-  rows.push(...(await measureListLatency(kind)));
+/**
+ * `npm run bench`: list latency (Platform core) and registry throughput (Registry), printing
+ * every number, the ratio to Distribution where it is installed, and whether each target is met.
+ * `npm run bench -- lists` or `-- registry` runs one part.
+ */
+const only = process.argv[2];
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+if (!only || only === "lists") {
+  const rows = [];
+  for (const kind of ["sqlite", "postgres"] as const) {
+    log(`list latency on ${kind}: seeding 100,000 identities…`);
+    rows.push(...(await measureListLatency(kind)));
+  }
+  const ms = (n: number) => `${n.toFixed(2)} ms`;
+  console.log("store     workload                   requests  p50        p99        target (p99)");
+  for (const r of rows) {
+    const verdict = r.p99 < r.target ? "ok" : "MISSED";
+    console.log(
+      `${r.store.padEnd(9)} ${r.workload.padEnd(26)} ${String(r.requests).padEnd(9)} ${ms(r.p50).padEnd(10)} ${ms(r.p99).padEnd(10)} < ${r.target} ms ${verdict}`,
+    );
+  }
 }
-const format = (ms: number) => `${ms.toFixed(2)} ms`;
-console.log("store     workload                   requests  p50        p99        target (p99)");
-for (const r of rows) {
-  const verdict = r.p99 < r.target ? "ok" : "MISSED";
+
+if (!only || only === "registry") {
+  const rows = await measureRegistry(log);
   console.log(
-    `${r.store.padEnd(9)} ${r.workload.padEnd(26)} ${String(r.requests).padEnd(9)} ${format(r.p50).padEnd(10)} ${format(r.p99).padEnd(10)} < ${r.target} ms ${verdict}`,
+    "\nworkload                                lading        distribution  ratio   target",
   );
+  for (const r of rows) {
+    const value = (n: number | undefined) =>
+      n === undefined ? "-" : `${n.toFixed(n < 100 ? 2 : 0)} ${r.unit}`;
+    const ratio = r.distribution ? `${(r.lading / r.distribution).toFixed(2)}x` : "-";
+    console.log(
+      `${r.workload.padEnd(39)} ${value(r.lading).padEnd(13)} ${value(r.distribution).padEnd(13)} ${ratio.padEnd(7)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
+    );
+  }
 }

@@ -7,7 +7,7 @@ import { configFromFlags, configOptions } from "./config-flags.ts";
 export async function serve(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: configOptions, strict: true });
   const lading = await startLading(resolveConfig(configFromFlags(values)));
-  process.stdout.write(`lading: API on ${lading.apiUrl}\n`);
+  process.stdout.write(`lading: API on ${lading.apiUrl}, registry on ${lading.registryUrl}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once("SIGTERM", stop);
