@@ -67,7 +67,7 @@ for (const kind of storeKinds) {
       });
       const url = await new Promise<string>((resolve, reject) => {
         child.stdout.on("data", (chunk: Buffer) => {
-          const match = /API on (\S+)/.exec(chunk.toString());
+          const match = /API on ([^\s,]+)/.exec(chunk.toString());
           if (match) resolve(match[1]);
         });
         child.once("exit", (code) => reject(new Error(`serve exited with ${code}`)));
