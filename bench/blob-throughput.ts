@@ -123,7 +123,7 @@ if (import.meta.main) {
   const blobStoreUrl = process.argv[3] ?? process.env.LADING_BLOB_STORE;
   const dataDir = await mkdtemp(join(tmpdir(), "lading-bench-store-"));
   try {
-    const store = createBlobStore({ dataDir, blobStoreUrl });
+    const store = await createBlobStore({ dataDir, blobStoreUrl });
     const r = await measureBlobThroughput(store, sizeMiB);
     const ratio = (v: number) =>
       r.openssl ? ` (${((100 * v) / r.openssl).toFixed(0)}% of openssl)` : "";

@@ -70,7 +70,10 @@ export async function startLading(
     randomBytes(32).toString("base64url"),
   );
   const ctx = { db, lists: createListEngine(db, createPageTokens(secret)) };
-  const blobs = createBlobStore({ dataDir: config.dataDir, blobStoreUrl: config.blobStoreUrl });
+  const blobs = await createBlobStore({
+    dataDir: config.dataDir,
+    blobStoreUrl: config.blobStoreUrl,
+  });
   const registry = { ...ctx, blobs };
   const services = [
     createPingService(),

@@ -3,11 +3,8 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type BlobStoreDriver,
-  createFilesystemBlobStore,
-  createS3BlobStore,
-} from "../../src/store/blobs/index.ts";
+import { type BlobStoreDriver, createFilesystemBlobStore } from "../../src/store/blobs/index.ts";
+import { createS3BlobStore } from "../../src/store/blobs/s3-blob-store.ts";
 
 /** Every blob driver, so the contract suite runs on each. */
 export const blobDrivers = ["filesystem", "s3"] as const;

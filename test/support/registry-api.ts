@@ -246,7 +246,7 @@ export async function putBlob(
 ): Promise<{ digest: string; size: number; bytes: Buffer }> {
   const bytes = Buffer.from(typeof content === "string" ? content : JSON.stringify(content));
   const digest = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
-  const blobs = createBlobStore({ dataDir: server.store.options.dataDir });
+  const blobs = await createBlobStore({ dataDir: server.store.options.dataDir });
   await blobs.put(Readable.from([bytes]), { expectedDigest: digest });
   return { digest, size: bytes.length, bytes };
 }

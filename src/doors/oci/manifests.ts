@@ -57,7 +57,8 @@ export async function getManifest(ctx: OciContext, r: OciRequest, route: Manifes
     "docker-content-digest": digest,
     etag: `"${digest}"`,
   };
-  const body = r.method === "HEAD" ? undefined : await ctx.blobs.get(digest);
+  const body =
+    r.method === "HEAD" ? undefined : await ctx.manifests.read(digest, () => ctx.blobs.get(digest));
   await sendStream(r.res, 200, headers, body);
 }
 

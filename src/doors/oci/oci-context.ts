@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import type { HttpRequest, HttpResponse } from "../../rpc/index.ts";
 import type { BlobStore } from "../../store/blobs/index.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
+import type { ManifestCache } from "./manifest-cache.ts";
 import { ociError } from "./oci-error.ts";
 import type { RegistryAuth } from "./registry-auth.ts";
 
@@ -12,6 +13,8 @@ import type { RegistryAuth } from "./registry-auth.ts";
 export interface OciContext {
   db: Kysely<MetadataSchema>;
   blobs: BlobStore;
+  /** Manifest bytes by digest, so a manifest GET rarely touches the blob store. */
+  manifests: ManifestCache;
   auth: RegistryAuth;
   publicOrg: string;
   freeTierTags: readonly string[];

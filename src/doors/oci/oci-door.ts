@@ -7,6 +7,7 @@ import type { BlobStore, BlobStoreDriver } from "../../store/blobs/index.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import { deleteBlob, getBlob } from "./blobs.ts";
 import { listCatalog, listReferrers, listTags, tagHistory } from "./discovery.ts";
+import { createManifestCache } from "./manifest-cache.ts";
 import { deleteManifest, getManifest, putManifest } from "./manifests.ts";
 import { type OciContext, type OciRequest, sendJsonBody } from "./oci-context.ts";
 import { ociError, sendOciError, toOciError } from "./oci-error.ts";
@@ -67,6 +68,7 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
   const ctx: OciContext = {
     db,
     blobs: options.blobs,
+    manifests: createManifestCache(),
     auth,
     publicOrg: options.publicOrg,
     freeTierTags: options.freeTierTags,

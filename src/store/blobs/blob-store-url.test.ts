@@ -52,7 +52,7 @@ describe("createBlobStore", () => {
   it("defaults to the filesystem under <dataDir>/blobs", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "lading-blobs-config-"));
     try {
-      const store = createBlobStore({ dataDir });
+      const store = await createBlobStore({ dataDir });
       const { digest } = await store.put(Readable.from([Buffer.from("x")]));
       const hex = digest.slice("sha256:".length);
       const { stat } = await import("node:fs/promises");
@@ -64,7 +64,7 @@ describe("createBlobStore", () => {
     }
   });
 
-  it("throws on a malformed URL", () => {
-    assert.throws(() => createBlobStore({ dataDir: ".", blobStoreUrl: "gs://x" }), /blob store/);
+  it("rejects a malformed URL", async () => {
+    await assert.rejects(createBlobStore({ dataDir: ".", blobStoreUrl: "gs://x" }), /blob store/);
   });
 });

@@ -2,7 +2,6 @@ import { join } from "node:path";
 import type { BlobStoreDriver } from "./blob-store.ts";
 import { parseBlobStoreUrl } from "./blob-store-url.ts";
 import { createFilesystemBlobStore } from "./filesystem-blob-store.ts";
-import { createS3BlobStore } from "./s3-blob-store.ts";
 
 /** Options of {@link createBlobStore}. */
 export interface BlobStoreOptions {
@@ -12,12 +11,16 @@ export interface BlobStoreOptions {
   blobStoreUrl?: string;
 }
 
-/** Opens the configured blob store; throws on a malformed URL. */
-export function createBlobStore(config: BlobStoreOptions): BlobStoreDriver {
+/**
+ * Opens the configured blob store; rejects on a malformed URL. The S3 driver (and the AWS SDK,
+ * some 30 MiB of memory) is loaded only when an s3:// URL asks for it.
+ */
+export async function createBlobStore(config: BlobStoreOptions): Promise<BlobStoreDriver> {
   if (config.blobStoreUrl === undefined || config.blobStoreUrl === "") {
     return createFilesystemBlobStore({ dir: join(config.dataDir, "blobs") });
   }
   const { value, error } = parseBlobStoreUrl(config.blobStoreUrl);
   if (!value) throw new Error(`blob store: ${error}`);
+  const { createS3BlobStore } = await import("./s3-blob-store.ts");
   return createS3BlobStore(value.options);
 }

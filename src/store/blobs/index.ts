@@ -6,4 +6,4 @@ export {
   createFilesystemBlobStore,
   type FilesystemBlobStoreOptions,
 } from "./filesystem-blob-store.ts";
-export { createS3BlobStore, type S3BlobStoreOptions } from "./s3-blob-store.ts";
+export type { S3BlobStoreOptions } from "./s3-blob-store.ts";
