@@ -73,3 +73,23 @@ for (const kind of storeKinds) {
     });
   });
 }
+
+for (const kind of storeKinds) {
+  describe(`built-in roles and list_counts [${kind}]`, () => {
+    test("counts each built-in role once however often the server starts", async () => {
+      const { store, close } = await openTestStore(kind);
+      try {
+        for (let start = 0; start < 3; start++) await ensureBuiltInRoles(store.db);
+        const counter = await store.db
+          .selectFrom("list_counts")
+          .select("n")
+          .where("table_name", "=", "roles")
+          .where("parent_uid", "=", "")
+          .executeTakeFirstOrThrow();
+        assert.equal(Number(counter.n), builtInRoles.length);
+      } finally {
+        await close();
+      }
+    });
+  });
+}
