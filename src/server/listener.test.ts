@@ -1,17 +1,16 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import http from "node:http";
 import http2 from "node:http2";
 import https from "node:https";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
+import { makeCertificate } from "../../test/support/tls.ts";
 import type { HttpRequest, HttpResponse } from "../rpc/index.ts";
 import { createListener, type TlsOptions } from "./listener.ts";
 
-const run = promisify(execFile);
+const _run = promisify(execFile);
 
 /** Answers `<http version> <path>`; `/slow` waits 300 ms first. */
 function handler(req: HttpRequest, res: HttpResponse): void {
@@ -106,28 +105,9 @@ describe("listener, TLS", () => {
   let dir = "";
   let tls: TlsOptions;
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), "lading-tls-"));
-    const [key, cert] = [join(dir, "key.pem"), join(dir, "cert.pem")];
-    await run("openssl", [
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:prime256v1",
-      "-nodes",
-      "-keyout",
-      key,
-      "-out",
-      cert,
-      "-days",
-      "1",
-      "-subj",
-      "/CN=localhost",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1,DNS:localhost",
-    ]);
-    tls = { key: await readFile(key, "utf8"), cert: await readFile(cert, "utf8") };
+    const certificate = await makeCertificate();
+    dir = certificate.dir;
+    tls = { key: certificate.key, cert: certificate.cert };
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
