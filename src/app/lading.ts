@@ -98,13 +98,6 @@ export async function startLading(
     config.apiUrl ?? urlForAddress(address.address, address.port, config.tls !== undefined);
   const tokens = createTokenIssuer({ db, issuerUrl: apiUrl });
   const { authenticate } = createAuthenticator({ db, tokens, audience: apiUrl });
-  serve = createApiHandler({
-    rest: createRestDoor({ services, authenticate }),
-    grpc: createGrpcDoor({ services, authenticate, log }),
-    routes: createIssuerRoutes({ db, tokens, issuerUrl: apiUrl, apiAudience: apiUrl }),
-    log,
-    isReady: () => ready,
-  });
   let serveRegistry: RequestHandler = (_req, res) => {
     res.statusCode = 503;
     res.end();
@@ -134,6 +127,19 @@ export async function startLading(
     log,
   });
   serveRegistry = oci.handler;
+  serve = createApiHandler({
+    rest: createRestDoor({ services, authenticate }),
+    grpc: createGrpcDoor({ services, authenticate, log }),
+    routes: createIssuerRoutes({
+      db,
+      tokens,
+      issuerUrl: apiUrl,
+      apiAudience: apiUrl,
+      allowedAudiences: [apiUrl, registryAudience(registryUrl)],
+    }),
+    log,
+    isReady: () => ready,
+  });
   ready = true;
   log.info({ apiUrl, registryUrl, store: store.dialect }, "lading serving");
   return {

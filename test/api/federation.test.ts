@@ -74,6 +74,33 @@ for (const kind of storeKinds) {
       assert.match(seen, timestamp);
     });
 
+    it("exchanges for the registry audience, and that token works on the registry but not the API", async () => {
+      const uid = await workload("ci-workload");
+      const upstream = await provider.token("ci-workload", server.apiUrl);
+      const res = await fetch(
+        `${server.apiUrl}/sts/exchange?identity=${encodeURIComponent(uid)}&aud=${encodeURIComponent(server.lading.registryAudience)}`,
+        { method: "POST", headers: { authorization: `Bearer ${upstream}` } },
+      );
+      assert.equal(res.status, 200);
+      const { token } = (await res.json()) as { token: string };
+      const registry = await fetch(`${server.lading.registryUrl}/v2/`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal(registry.status, 200);
+      const api = await fetch(`${server.apiUrl}/iam/v2/groups`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal(api.status, 403);
+      const elsewhere = await fetch(
+        `${server.apiUrl}/sts/exchange?identity=${encodeURIComponent(uid)}&aud=https://sink.example.com`,
+        {
+          method: "POST",
+          headers: { authorization: `Bearer ${upstream}` },
+        },
+      );
+      assert.ok(elsewhere.status >= 400 && elsewhere.status < 500);
+    });
+
     it("refuses a token whose subject or issuer is not the identity's, and an expired one", async () => {
       const other = await workload("someone-else");
       const res = await exchange(other, await provider.token("ci-workload", server.apiUrl));
