@@ -1,10 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BlobStoreDriver, createFilesystemBlobStore } from "../../src/store/blobs/index.ts";
 import { createS3BlobStore } from "../../src/store/blobs/s3-blob-store.ts";
+import { startS3rver } from "../support/s3rver.ts";
 
 /** Every blob driver, so the contract suite runs on each. */
 export const blobDrivers = ["filesystem", "s3"] as const;
@@ -14,19 +13,6 @@ export interface TestBlobStore {
   open(): BlobStoreDriver;
   cleanup(): Promise<void>;
 }
-
-interface S3rverInstance {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-}
-
-const S3rver = createRequire(import.meta.url)("s3rver") as new (options: {
-  address: string;
-  port: number;
-  silent: boolean;
-  directory: string;
-  configureBuckets: { name: string }[];
-}) => S3rverInstance;
 
 /** The smallest part S3 accepts, so the suite exercises multipart uploads with little data. */
 const testPartSize = 5 << 20;
@@ -45,20 +31,13 @@ export async function createTestBlobStore(
       cleanup: () => rm(dir, { recursive: true, force: true }),
     };
   }
-  const server = new S3rver({
-    address: "127.0.0.1",
-    port: 0,
-    silent: true,
-    directory: dir,
-    configureBuckets: [{ name: "lading-test" }],
-  });
-  const { port } = await server.run();
+  const server = await startS3rver(dir, "lading-test");
   return {
     open: () =>
       createS3BlobStore({
         bucket: "lading-test",
         prefix: "registry/blobs-test",
-        endpoint: `http://127.0.0.1:${port}`,
+        endpoint: server.endpoint,
         region: "us-east-1",
         forcePathStyle: true,
         credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },

@@ -37,26 +37,36 @@ export interface Api {
   delete(kind: Kind, uid: string): Promise<Result>;
 }
 
+/** One REST call with an optional bearer token, answered as a Result. */
+export async function restCall(
+  baseUrl: string,
+  token: string | undefined,
+  method: string,
+  path: string,
+  body?: JsonObject,
+): Promise<Result> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers,
+    body: body && JSON.stringify(body),
+  });
+  const json = (await res.json()) as JsonObject;
+  if (res.ok) return { ok: true, body: json };
+  return {
+    ok: false,
+    code: json.code as number,
+    message: json.message as string,
+    details: (json.details ?? []) as JsonObject[],
+    httpStatus: res.status,
+  };
+}
+
 /** The REST transport: plain fetch against the paths users write. */
 export function restApi(baseUrl: string, token: string | undefined): Api {
-  async function send(method: string, path: string, body?: JsonObject): Promise<Result> {
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (token) headers.authorization = `Bearer ${token}`;
-    const res = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers,
-      body: body && JSON.stringify(body),
-    });
-    const json = (await res.json()) as JsonObject;
-    if (res.ok) return { ok: true, body: json };
-    return {
-      ok: false,
-      code: json.code as number,
-      message: json.message as string,
-      details: (json.details ?? []) as JsonObject[],
-      httpStatus: res.status,
-    };
-  }
+  const send = (method: string, path: string, body?: JsonObject) =>
+    restCall(baseUrl, token, method, path, body);
   const query = (params: Record<string, string | number>) => {
     const q = new URLSearchParams(
       Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]),

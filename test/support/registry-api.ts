@@ -20,7 +20,7 @@ import { ImagesService } from "../../src/gen/lading/registry/v2/images_pb.js";
 import { ReposService } from "../../src/gen/lading/registry/v2/repos_pb.js";
 import { TagsService } from "../../src/gen/lading/registry/v2/tags_pb.js";
 import { createBlobStore } from "../../src/store/blobs/index.ts";
-import type { Result } from "./api-client.ts";
+import { type Result, restCall } from "./api-client.ts";
 import type { TestServer } from "./server.ts";
 
 type Params = Record<string, string | number>;
@@ -155,24 +155,8 @@ export function registryApi(
 }
 
 function restSender(baseUrl: string, token: string | undefined) {
-  return async ({ http: [method, path, body] }: Call): Promise<Result> => {
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (token) headers.authorization = `Bearer ${token}`;
-    const res = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers,
-      body: body && JSON.stringify(body),
-    });
-    const json = (await res.json()) as JsonObject;
-    if (res.ok) return { ok: true, body: json };
-    return {
-      ok: false,
-      code: json.code as number,
-      message: json.message as string,
-      details: (json.details ?? []) as JsonObject[],
-      httpStatus: res.status,
-    };
-  };
+  return ({ http: [method, path, body] }: Call): Promise<Result> =>
+    restCall(baseUrl, token, method, path, body);
 }
 
 function grpcSender(baseUrl: string, token: string | undefined) {

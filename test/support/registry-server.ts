@@ -1,9 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bootstrapOrganisation } from "../../src/app/index.ts";
+import { startS3rver } from "./s3rver.ts";
 import { startTestServer, type TestServer } from "./server.ts";
 
 /** The store pairs every registry suite runs on (issue "Registry", Tests). */
@@ -29,40 +28,20 @@ export interface RegistryTestServer {
   close(): Promise<void>;
 }
 
-interface S3rverInstance {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-}
-
-const S3rver = createRequire(import.meta.url)("s3rver") as new (options: {
-  address: string;
-  port: number;
-  silent: boolean;
-  directory: string;
-  configureBuckets: { name: string }[];
-}) => S3rverInstance;
-
 /**
  * Starts Lading on `pair` (S3 through an s3rver on loopback, credentials from the environment
  * as in production), with organisations `acme` (bootstrapped) and `public`.
  */
 export async function startRegistryServer(pair: RegistryPair): Promise<RegistryTestServer> {
-  let s3: { server: S3rverInstance; dir: string } | undefined;
+  let s3: { server: { close(): Promise<void> }; dir: string } | undefined;
   let blobStore: string | undefined;
   if (pair.blobs === "s3") {
     const dir = await mkdtemp(join(tmpdir(), "lading-s3-"));
-    const server = new S3rver({
-      address: "127.0.0.1",
-      port: 0,
-      silent: true,
-      directory: dir,
-      configureBuckets: [{ name: "lading-registry" }],
-    });
-    const { port } = await server.run();
+    const server = await startS3rver(dir, "lading-registry");
     s3 = { server, dir };
     process.env.AWS_ACCESS_KEY_ID = "S3RVER";
     process.env.AWS_SECRET_ACCESS_KEY = "S3RVER";
-    blobStore = `s3://lading-registry/blobs?endpoint=http://127.0.0.1:${port}&region=us-east-1&forcePathStyle=true`;
+    blobStore = `s3://lading-registry/blobs?endpoint=${server.endpoint}&region=us-east-1&forcePathStyle=true`;
   }
   const server = await startTestServer(pair.store, "acme", { blobStore });
   const host = server.lading.registryAudience;
