@@ -3,7 +3,7 @@ import type { MetadataSchema } from "../store/metadata/index.ts";
 import { isWithin } from "../uidp/index.ts";
 import { authError, authReasons, bearerToken } from "./auth-errors.ts";
 import type { Grants, Principal } from "./principal.ts";
-import type { TokenIssuer } from "./token-issuer.ts";
+import type { TokenClaims, TokenIssuer } from "./token-issuer.ts";
 
 /** What an authenticator checks tokens against. */
 export interface AuthenticatorOptions {
@@ -21,6 +21,8 @@ export interface Authenticator {
    * PERMISSION_DENIED (TOKEN_AUDIENCE).
    */
   authenticate(authorization: string | undefined): Promise<Principal>;
+  /** The caller behind claims already verified for this audience; IDENTITY_NOT_FOUND if gone. */
+  principalFor(claims: TokenClaims): Promise<Principal>;
 }
 
 /** A role binding as grants see it: the group it is on and the capabilities of its role. */
@@ -81,31 +83,35 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     );
   }
 
+  async function principalFor(claims: TokenClaims): Promise<Principal> {
+    const identity = await db
+      .selectFrom("identities")
+      .select(["uid", "parent_uid"])
+      .where("uid", "=", claims.sub)
+      .executeTakeFirst();
+    if (!identity) {
+      throw authError(authReasons.identityNotFound, "the token's identity no longer exists");
+    }
+    let grants: Promise<Grants> | undefined;
+    return {
+      identityUid: identity.uid,
+      claims,
+      grants() {
+        if (!grants) {
+          grants = loadGrants(identity.uid, identity.parent_uid);
+          grants.catch(() => {
+            grants = undefined;
+          });
+        }
+        return grants;
+      },
+    };
+  }
+
   return {
+    principalFor,
     async authenticate(authorization) {
-      const claims = await tokens.verify(bearerToken(authorization), { audience });
-      const identity = await db
-        .selectFrom("identities")
-        .select(["uid", "parent_uid"])
-        .where("uid", "=", claims.sub)
-        .executeTakeFirst();
-      if (!identity) {
-        throw authError(authReasons.identityNotFound, "the token's identity no longer exists");
-      }
-      let grants: Promise<Grants> | undefined;
-      return {
-        identityUid: identity.uid,
-        claims,
-        grants() {
-          if (!grants) {
-            grants = loadGrants(identity.uid, identity.parent_uid);
-            grants.catch(() => {
-              grants = undefined;
-            });
-          }
-          return grants;
-        },
-      };
+      return principalFor(await tokens.verify(bearerToken(authorization), { audience }));
     },
   };
 }

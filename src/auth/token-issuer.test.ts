@@ -51,6 +51,21 @@ for (const kind of storeKinds) {
       assert.equal(claims.act, undefined);
     });
 
+    test("carries extra claims, which never override the registered ones", async () => {
+      const access = [{ type: "repository", name: "acme/app", actions: ["pull"] }];
+      const token = await tokens.mint({
+        subject: "a".repeat(40),
+        audience: api,
+        ttlSeconds: 60,
+        claims: { access, sub: "someone-else", iss: "https://evil.example", exp: 9_999_999_999 },
+      });
+      const claims = await tokens.verify(token, { audience: api });
+      assert.deepEqual(claims.access, access);
+      assert.equal(claims.sub, "a".repeat(40));
+      assert.equal(claims.iss, issuerUrl);
+      assert.equal(claims.exp - claims.iat, 60);
+    });
+
     test("carries several audiences and the act claim", async () => {
       const act = { iss: "https://ci.example", sub: "repo:x", aud: "lading.example" };
       const token = await tokens.mint({

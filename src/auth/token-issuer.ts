@@ -51,6 +51,8 @@ export interface MintOptions {
   /** Seconds until `exp`; 1 to `maxTtlSeconds`. */
   ttlSeconds: number;
   act?: Actor;
+  /** Further claims, such as a registry token's `access`; the registered claims above win. */
+  claims?: Record<string, unknown>;
 }
 
 /** The claims of a verified Lading token. */
@@ -106,7 +108,7 @@ export function createTokenIssuer(options: TokenIssuerOptions): TokenIssuer {
     issuer,
     maxTtlSeconds,
 
-    async mint({ subject, audience, ttlSeconds, act }) {
+    async mint({ subject, audience, ttlSeconds, act, claims }) {
       const audiences = typeof audience === "string" ? [audience] : audience;
       const violations = [];
       if (!subject) violations.push({ field: "subject", description: "must not be empty" });
@@ -122,7 +124,7 @@ export function createTokenIssuer(options: TokenIssuerOptions): TokenIssuer {
       if (violations.length > 0) throw invalidArgument("auth", violations);
       const { kid, privateKey } = await keys.signingKey();
       const now = Math.floor(clock() / 1000);
-      const jwt = new SignJWT(act ? { act } : {})
+      const jwt = new SignJWT({ ...claims, ...(act ? { act } : {}) })
         .setProtectedHeader({ alg: "ES256", kid, typ: "JWT" })
         .setIssuer(issuer)
         .setSubject(subject)

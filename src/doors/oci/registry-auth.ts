@@ -1,13 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { Code } from "@connectrpc/connect";
-import { SignJWT } from "jose";
 import type { Kysely } from "kysely";
-import {
-  createAuthenticator,
-  createSigningKeys,
-  type Grants,
-  type TokenIssuer,
-} from "../../auth/index.ts";
+import { createAuthenticator, type Grants, type TokenIssuer } from "../../auth/index.ts";
 import { LadingError } from "../../errors/index.ts";
 import {
   allowedActions,
@@ -80,7 +73,6 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
   const tokens = cachingVerifier(options.tokens, audience);
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 300;
   const realm = `${options.registryUrl.replace(/\/+$/, "")}/token`;
-  const keys = createSigningKeys({ db, maxTokenLifetimeMs: tokens.maxTtlSeconds * 1000 });
   const authenticator = createAuthenticator({ db, tokens, audience });
 
   const challenge = (scope?: string, error?: string) =>
@@ -126,7 +118,7 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
     }
     let grants: Grants;
     try {
-      const principal = await authenticator.authenticate(`Bearer ${token}`);
+      const principal = await authenticator.principalFor(claims);
       grants = await principal.grants();
     } catch (error) {
       if (error instanceof LadingError && error.code === Code.Unauthenticated) {
@@ -162,20 +154,8 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
       throw new OciError(403, "DENIED", message, { detail: { scope } });
     },
 
-    async mint(subject, access) {
-      const { kid, privateKey } = await keys.signingKey();
-      const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({ access })
-        .setProtectedHeader({ alg: "ES256", kid, typ: "JWT" })
-        .setIssuer(tokens.issuer)
-        .setSubject(subject)
-        .setAudience(audience)
-        .setIssuedAt(now)
-        .setNotBefore(now)
-        .setExpirationTime(now + tokenTtlSeconds)
-        .setJti(randomUUID())
-        .sign(privateKey);
-    },
+    mint: (subject, access) =>
+      tokens.mint({ subject, audience, ttlSeconds: tokenTtlSeconds, claims: { access } }),
   };
 }
 
