@@ -1,5 +1,11 @@
 import type { ListedTable } from "../lists/index.ts";
-import { type Call, findVisibleRow, loadVisibleRow, type VisibleRowOptions } from "../rpc/index.ts";
+import {
+  type Call,
+  findVisibleRow,
+  loadVisibleRow,
+  requireParentGroup as requireParentGroupIn,
+  type VisibleRowOptions,
+} from "../rpc/index.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
 import { type IamContext, iamDomain } from "./iam-context.ts";
 
@@ -25,18 +31,11 @@ export function loadVisible<T extends ListedTable>(
 }
 
 /** Requires that group `parent` exists, the caller sees it and holds `act` there. */
-export async function requireParentGroup(
+export function requireParentGroup(
   ctx: IamContext,
   call: Call,
   parent: string,
   act: string,
 ): Promise<void> {
-  await loadVisible(ctx, call, {
-    table: "groups",
-    uid: parent,
-    field: "parent",
-    see: "groups.list",
-    act,
-    resourceType: "group",
-  });
+  return requireParentGroupIn(ctx.db, call, parent, act, iamDomain);
 }

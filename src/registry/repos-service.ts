@@ -9,6 +9,7 @@ import {
   type Call,
   loadVisibleRow,
   now,
+  requireParentGroup,
   scopesOf,
   updatePaths,
   Violations,
@@ -106,15 +107,7 @@ export function createReposService(ctx: RegistryContext): BoundService {
       v.description("description", repo.description);
       checkReadme(v, repo.readme);
       if (!v.empty) throw invalidArgument(registryDomain, v.list);
-      await loadVisibleRow(db, call, {
-        table: "groups",
-        uid: req.parent,
-        field: "parent",
-        see: "groups.list",
-        act: "repo.create",
-        resourceType: "group",
-        domain: registryDomain,
-      });
+      await requireParentGroup(db, call, req.parent, "repo.create", registryDomain);
       const rootUid = rootOf(req.parent);
       const org = await db
         .selectFrom("groups")

@@ -57,3 +57,22 @@ export async function loadVisibleRow<T extends ListedTable>(
   if (!row) throw notFound(options.domain, options.resourceType, options.uid);
   return row;
 }
+
+/** Requires that group `parent` exists, the caller sees it and holds `act` there. */
+export async function requireParentGroup(
+  db: Kysely<MetadataSchema>,
+  call: Call,
+  parent: string,
+  act: string,
+  domain: string,
+): Promise<void> {
+  await loadVisibleRow(db, call, {
+    table: "groups",
+    uid: parent,
+    field: "parent",
+    see: "groups.list",
+    act,
+    resourceType: "group",
+    domain,
+  });
+}
