@@ -1,15 +1,10 @@
 import type { Kysely } from "kysely";
 import { builtInRoleUid } from "../auth/index.ts";
 import { isUniqueViolation } from "../iam/index.ts";
+import { isOrgName } from "../registry/index.ts";
 import { now } from "../rpc/index.ts";
 import { getSetting, type MetadataSchema, putSetting } from "../store/metadata/index.ts";
 import { newChildUid, newRootUid } from "../uidp/index.ts";
-
-/**
- * An organisation name: also the first segment of registry paths, so it must be a valid OCI
- * path component as well as a resource name.
- */
-const ORG_NAME = /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/;
 
 /** The organisation and its owner identity. */
 export interface BootstrapResult {
@@ -26,9 +21,9 @@ export async function bootstrapOrganisation(
   db: Kysely<MetadataSchema>,
   name: string,
 ): Promise<BootstrapResult> {
-  if (!ORG_NAME.test(name) || name.length > 63) {
+  if (!isOrgName(name)) {
     throw new Error(
-      `organisation name "${name}" must be 1-63 characters of a-z, 0-9 and single . _ - between them`,
+      `organisation name "${name}" must be one OCI path component (a-z and 0-9 joined by ., _, __ or -) of at most 63 characters`,
     );
   }
   const groupUid = await ensureRootGroup(db, name);

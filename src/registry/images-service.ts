@@ -1,6 +1,7 @@
 import { invalidArgument, notFound } from "../errors/index.ts";
 import { ImagesService } from "../gen/lading/registry/v2/images_pb.js";
 import { type BoundService, bindService, loadVisibleRow, Violations } from "../rpc/index.ts";
+import { isDigest } from "../store/blobs/index.ts";
 import {
   type Descriptor,
   imageSize,
@@ -9,7 +10,7 @@ import {
   platformArchitecture,
   readJsonBlob,
 } from "./image-manifests.ts";
-import { isDigest, type RegistryContext, registryDomain } from "./registry-context.ts";
+import { type RegistryContext, registryDomain } from "./registry-context.ts";
 
 /** The architecture size is computed for when the request names none and the image has it. */
 export const defaultArchitecture = "amd64";

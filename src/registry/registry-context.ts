@@ -24,7 +24,6 @@ export const registrySortFields = {
 
 const REPO_NAME = /^[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*(\/[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*)*$/;
 const TAG_NAME = /^[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}$/;
-const DIGEST = /^(sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128})$/;
 
 /** Longest registry path `<organisation name>/<repo name>` (OCI distribution-spec). */
 export const maxRepoPathLength = 255;
@@ -42,7 +41,12 @@ export function isTagName(name: string): boolean {
   return TAG_NAME.test(name);
 }
 
-/** True for a sha256 or sha512 digest in lowercase hex. */
-export function isDigest(digest: string): boolean {
-  return DIGEST.test(digest);
+/** True for an organisation name: a single OCI path component of at most 63 characters. */
+export function isOrgName(name: string): boolean {
+  return name.length <= 63 && !name.includes("/") && REPO_NAME.test(name);
+}
+
+/** True for a whole registry path `<org>/<repo name>` of at most 255 characters. */
+export function isRegistryPath(path: string): boolean {
+  return path.length <= maxRepoPathLength && path.includes("/") && REPO_NAME.test(path);
 }

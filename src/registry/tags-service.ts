@@ -11,9 +11,9 @@ import {
   updatePaths,
   Violations,
 } from "../rpc/index.ts";
+import { isDigest } from "../store/blobs/index.ts";
 import type { TagsTable } from "../store/metadata/index.ts";
 import {
-  isDigest,
   isTagName,
   type RegistryContext,
   registryDomain,

@@ -1,5 +1,5 @@
+import { isDigest } from "../../store/blobs/index.ts";
 import { ociError } from "./oci-error.ts";
-import { digestPattern } from "./oci-paths.ts";
 
 /** Manifest media types the registry stores (OCI and Docker schema 2, image and index). */
 export const manifestTypes = {
@@ -95,7 +95,7 @@ function descriptor(value: unknown, field: string): Descriptor {
     d === null ||
     typeof d.mediaType !== "string" ||
     typeof d.digest !== "string" ||
-    !digestPattern.test(d.digest) ||
+    !isDigest(d.digest) ||
     !Number.isSafeInteger(d.size) ||
     d.size < 0
   ) {

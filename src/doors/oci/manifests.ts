@@ -3,11 +3,12 @@ import { Readable } from "node:stream";
 import { moveTag } from "../../registry/index.ts";
 import { ensureRepo } from "../../registry/registry-access.ts";
 import { now } from "../../rpc/index.ts";
+import { isDigest } from "../../store/blobs/index.ts";
 import { requireFreeTier } from "./free-tier.ts";
 import { parseManifest } from "./manifest-json.ts";
 import { num, type OciContext, type OciRequest, readLimited, sendStream } from "./oci-context.ts";
 import { ociError } from "./oci-error.ts";
-import { checkTag, digestPattern } from "./oci-paths.ts";
+import { checkTag } from "./oci-paths.ts";
 
 /** Largest manifest accepted (Distribution and zot use 4 MiB; oci.md §1.2). */
 export const maxManifestBytes = 4 * 1024 * 1024;
@@ -29,7 +30,7 @@ export async function getManifest(ctx: OciContext, r: OciRequest, route: Manifes
   ]);
   const repo = target.repo;
   if (!repo) throw noRepo(route.name);
-  const byDigest = digestPattern.test(route.reference);
+  const byDigest = isDigest(route.reference);
   let digest = route.reference;
   if (!byDigest) {
     const tag = await ctx.db
@@ -72,7 +73,7 @@ export async function putManifest(ctx: OciContext, r: OciRequest, route: Manifes
   const { target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, ["push"]);
   const bytes = await readLimited(r.req, maxManifestBytes);
   const manifest = parseManifest(bytes, r.req.headers["content-type"]);
-  const byDigest = digestPattern.test(route.reference);
+  const byDigest = isDigest(route.reference);
   const algorithm = byDigest && route.reference.startsWith("sha512:") ? "sha512" : "sha256";
   const digest = `${algorithm}:${createHash(algorithm).update(bytes).digest("hex")}`;
   if (byDigest && digest !== route.reference) {
@@ -154,7 +155,7 @@ export async function deleteManifest(ctx: OciContext, r: OciRequest, route: Mani
   const { target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, ["delete"]);
   const repo = target.repo;
   if (!repo) throw noRepo(route.name);
-  if (!digestPattern.test(route.reference)) {
+  if (!isDigest(route.reference)) {
     const gone = await ctx.db
       .deleteFrom("tags")
       .where("parent_uid", "=", repo.uid)

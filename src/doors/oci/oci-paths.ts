@@ -1,15 +1,6 @@
+import { isRegistryPath, isTagName } from "../../registry/index.ts";
+import { isDigest } from "../../store/blobs/index.ts";
 import { ociError } from "./oci-error.ts";
-
-const component = "[a-z0-9]+(?:(?:\\.|_|__|-+)[a-z0-9]+)*";
-const namePattern = `${component}(?:/${component})+`;
-/** distribution-spec §"Pulling manifests": tag grammar. */
-export const tagPattern = /^[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}$/;
-/** Digests the registry accepts: sha256 and sha512, lowercase hex. */
-export const digestPattern = /^(?:sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128})$/;
-/** A whole registry path `<org>/<image>` (at least two components). */
-export const repoNamePattern = new RegExp(`^${namePattern}$`);
-/** Longest repository path accepted, as the management API allows (docs/decisions.md). */
-export const maxNameLength = 255;
 
 /** One parsed OCI request path. */
 export type OciRoute =
@@ -52,7 +43,7 @@ export function matchOciRoute(path: string, history: string): OciRoute | undefin
   checkName(route.name);
   if ("digest" in route) checkDigest(route.digest);
   if (route.kind === "history") checkTag(route.tag);
-  if (route.kind === "manifest" && !digestPattern.test(route.reference)) {
+  if (route.kind === "manifest" && !isDigest(route.reference)) {
     checkTag(route.reference);
   }
   if (route.kind === "upload" && !/^[a-f0-9-]{36}$/.test(route.id)) {
@@ -63,7 +54,7 @@ export function matchOciRoute(path: string, history: string): OciRoute | undefin
 
 /** Throws 400 NAME_INVALID unless `name` is a valid `<org>/<image>` path. */
 export function checkName(name: string): void {
-  if (name.length > maxNameLength || !repoNamePattern.test(name)) {
+  if (!isRegistryPath(name)) {
     throw ociError(400, "NAME_INVALID", `invalid repository name "${name.slice(0, 256)}"`, {
       name: name.slice(0, 256),
     });
@@ -72,7 +63,7 @@ export function checkName(name: string): void {
 
 /** Throws 400 DIGEST_INVALID unless `digest` is sha256 or sha512 lowercase hex. */
 export function checkDigest(digest: string): void {
-  if (!digestPattern.test(digest)) {
+  if (!isDigest(digest)) {
     throw ociError(400, "DIGEST_INVALID", "digest must be sha256:<64 hex> or sha512:<128 hex>", {
       digest: digest.slice(0, 256),
     });
@@ -81,7 +72,7 @@ export function checkDigest(digest: string): void {
 
 /** Throws 400 MANIFEST_INVALID (the spec's code for a bad reference) unless `tag` is valid. */
 export function checkTag(tag: string): void {
-  if (!tagPattern.test(tag)) {
+  if (!isTagName(tag)) {
     throw ociError(400, "MANIFEST_INVALID", `invalid tag "${tag.slice(0, 256)}"`, {
       tag: tag.slice(0, 256),
     });

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { isRegistryPath } from "../../registry/index.ts";
 import {
   type RegistryAction,
   registryActions,
@@ -6,7 +7,6 @@ import {
 } from "../../registry/registry-access.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import { ociError } from "./oci-error.ts";
-import { maxNameLength, repoNamePattern } from "./oci-paths.ts";
 import type { AccessEntry, RegistryAuth, RegistryCaller } from "./registry-auth.ts";
 
 /** What the token endpoint needs. */
@@ -90,6 +90,6 @@ function parseScope(scope: string): { name: string; actions: string[] } | undefi
   const last = scope.lastIndexOf(":");
   if (first < 0 || last === first || scope.slice(0, first) !== "repository") return undefined;
   const name = scope.slice(first + 1, last);
-  if (name.length > maxNameLength || !repoNamePattern.test(name)) return undefined;
+  if (!isRegistryPath(name)) return undefined;
   return { name, actions: scope.slice(last + 1).split(",") };
 }

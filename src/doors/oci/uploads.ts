@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
+import { isRegistryPath } from "../../registry/index.ts";
 import { ensureRepo, resolveRepoPath } from "../../registry/registry-access.ts";
 import { now } from "../../rpc/index.ts";
-import { DigestMismatchError, type UploadState } from "../../store/blobs/index.ts";
+import { DigestMismatchError, isDigest, type UploadState } from "../../store/blobs/index.ts";
 import type { ReposTable } from "../../store/metadata/index.ts";
 import { linkBlob } from "./blobs.ts";
 import { num, type OciContext, type OciRequest, sendStream } from "./oci-context.ts";
 import { OciError, ociError } from "./oci-error.ts";
-import { checkDigest, digestPattern, maxNameLength, repoNamePattern } from "./oci-paths.ts";
+import { checkDigest } from "./oci-paths.ts";
 
 type UploadsRoute = { name: string };
 type UploadRoute = { name: string; id: string };
@@ -76,13 +77,7 @@ export async function startUpload(ctx: OciContext, r: OciRequest, route: Uploads
   const repo = await ensureRepo(ctx.db, target);
   const mount = r.query.get("mount");
   const from = r.query.get("from");
-  if (
-    mount !== null &&
-    digestPattern.test(mount) &&
-    from &&
-    from.length <= maxNameLength &&
-    repoNamePattern.test(from)
-  ) {
+  if (mount !== null && isDigest(mount) && from && isRegistryPath(from)) {
     const source = await resolveRepoPath(ctx.db, from);
     if (source.repo && caller.actions(source).has("pull")) {
       const row = await ctx.db

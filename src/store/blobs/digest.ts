@@ -12,6 +12,11 @@ export interface ParsedDigest {
 
 const digestPattern = /^(?:sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128})$/;
 
+/** True for a digest the registry accepts: sha256 or sha512, lowercase hex. */
+export function isDigest(input: string): boolean {
+  return digestPattern.test(input);
+}
+
 /**
  * Parses a digest strictly (`sha256:` + 64 or `sha512:` + 128 lowercase hex), so the parts can
  * safely become path segments or object keys.

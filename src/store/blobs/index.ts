@@ -1,7 +1,7 @@
 export * from "./blob-store.ts";
 export { type BlobStoreLocation, parseBlobStoreUrl } from "./blob-store-url.ts";
 export { type BlobStoreOptions, createBlobStore } from "./create-blob-store.ts";
-export { InvalidDigestError, type ParsedDigest, parseDigest } from "./digest.ts";
+export { InvalidDigestError, isDigest, type ParsedDigest, parseDigest } from "./digest.ts";
 export {
   createFilesystemBlobStore,
   type FilesystemBlobStoreOptions,
