@@ -37,6 +37,12 @@ import {
 
 type RequestHandler = (req: HttpRequest, res: HttpResponse) => void;
 
+/** What a listener answers between binding its port and being wired: 503. */
+const notYetServing: RequestHandler = (_req, res) => {
+  res.statusCode = 503;
+  res.end();
+};
+
 /** A running Lading server. */
 export interface RunningLading {
   /** The API URL: token issuer and API audience. */
@@ -88,20 +94,14 @@ export async function startLading(
   ];
 
   let ready = false;
-  let serve: RequestHandler = (_req, res) => {
-    res.statusCode = 503;
-    res.end();
-  };
+  let serve = notYetServing;
   const listener = createListener({ handler: (req, res) => serve(req, res), tls: config.tls });
   const address = await listener.listen(config.apiListen.host, config.apiListen.port);
   const apiUrl =
     config.apiUrl ?? urlForAddress(address.address, address.port, config.tls !== undefined);
   const tokens = createTokenIssuer({ db, issuerUrl: apiUrl });
   const { authenticate } = createAuthenticator({ db, tokens, audience: apiUrl });
-  let serveRegistry: RequestHandler = (_req, res) => {
-    res.statusCode = 503;
-    res.end();
-  };
+  let serveRegistry = notYetServing;
   const registryListener = createListener({
     handler: (req, res) => serveRegistry(req, res),
     tls: config.tls,

@@ -46,6 +46,10 @@ matrix("IAM resources", (h) => {
       violations(result).map((v) => v.field),
       ["name"],
     );
+    assert.match(
+      violations(result)[0].description,
+      /must match the pattern \^\[a-z0-9 \._-\]\{1,\}\$/,
+    );
     if (result.httpStatus) assert.equal(result.httpStatus, 400);
   });
 
