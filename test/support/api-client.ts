@@ -105,8 +105,11 @@ const services = {
   },
 } as const;
 
-/** The gRPC transport: a real gRPC client over HTTP/2 (h2c or TLS). */
-export function grpcApi(baseUrl: string, token: string | undefined): Api {
+/** Calls any unary method over gRPC (h2c or TLS) with proto3 JSON in and out. */
+export function grpcCaller(
+  baseUrl: string,
+  token: string | undefined,
+): (service: DescService, name: string, request: JsonObject) => Promise<Result> {
   const transport = createGrpcTransport({
     baseUrl,
     interceptors: token
@@ -118,12 +121,10 @@ export function grpcApi(baseUrl: string, token: string | undefined): Api {
         ]
       : [],
   });
-  async function call(kind: Kind, verb: string, request: JsonObject): Promise<Result> {
-    const { service, one, many } = services[kind];
-    const name = `${verb}${verb === "list" ? many : one}`;
-    const method = (service as DescService).methods.find((m) => m.localName === name);
+  return async (service, name, request) => {
+    const method = service.methods.find((m) => m.localName === name);
     if (method?.methodKind !== "unary") throw new Error(`no method ${name}`);
-    const client = createClient(service as DescService, transport) as Client<DescService>;
+    const client = createClient(service, transport) as Client<DescService>;
     try {
       const input = fromJson(method.input, request);
       const output = await (client[name] as (i: unknown) => Promise<never>)(input);
@@ -135,7 +136,16 @@ export function grpcApi(baseUrl: string, token: string | undefined): Api {
       const e = ConnectError.from(error);
       return { ok: false, code: e.code, message: e.rawMessage, details: errorDetails(e) };
     }
-  }
+  };
+}
+
+/** The gRPC transport: a real gRPC client over HTTP/2 (h2c or TLS). */
+export function grpcApi(baseUrl: string, token: string | undefined): Api {
+  const grpc = grpcCaller(baseUrl, token);
+  const call = (kind: Kind, verb: string, request: JsonObject) => {
+    const { service, one, many } = services[kind];
+    return grpc(service as DescService, `${verb}${verb === "list" ? many : one}`, request);
+  };
   return {
     transport: "grpc",
     list: (kind, params = {}) => call(kind, "list", listRequest(params)),
@@ -151,7 +161,7 @@ export function grpcApi(baseUrl: string, token: string | undefined): Api {
 }
 
 /** REST-style list parameters (`page_size`, `uidp.descendants_of`) as a proto3 JSON request. */
-function listRequest(params: Record<string, string | number>): JsonObject {
+export function listRequest(params: Record<string, string | number>): JsonObject {
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(params)) {
     const path = key

@@ -1,26 +1,12 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
-import {
-  type DescService,
-  fromJson,
-  type JsonObject,
-  type JsonValue,
-  toJson,
-} from "@bufbuild/protobuf";
-import { type Client, ConnectError, createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
-import {
-  BadRequestSchema,
-  ErrorInfoSchema,
-  PreconditionFailureSchema,
-  ResourceInfoSchema,
-} from "../../src/gen/google/rpc/error_details_pb.js";
+import type { DescService, JsonObject } from "@bufbuild/protobuf";
 import { RegistryService } from "../../src/gen/lading/registry/v1/eol_tags_pb.js";
 import { ImagesService } from "../../src/gen/lading/registry/v2/images_pb.js";
 import { ReposService } from "../../src/gen/lading/registry/v2/repos_pb.js";
 import { TagsService } from "../../src/gen/lading/registry/v2/tags_pb.js";
 import { createBlobStore } from "../../src/store/blobs/index.ts";
-import { type Result, restCall } from "./api-client.ts";
+import { grpcCaller, listRequest, type Result, restCall } from "./api-client.ts";
 import type { TestServer } from "./server.ts";
 
 type Params = Record<string, string | number>;
@@ -160,64 +146,8 @@ function restSender(baseUrl: string, token: string | undefined) {
 }
 
 function grpcSender(baseUrl: string, token: string | undefined) {
-  const transport = createGrpcTransport({
-    baseUrl,
-    interceptors: token
-      ? [
-          (next) => (req) => {
-            req.header.set("authorization", `Bearer ${token}`);
-            return next(req);
-          },
-        ]
-      : [],
-  });
-  return async ({ service, method: name, request }: Call): Promise<Result> => {
-    const method = service.methods.find((m) => m.localName === name);
-    if (method?.methodKind !== "unary") throw new Error(`no method ${name}`);
-    const client = createClient(service, transport) as Client<DescService>;
-    try {
-      const output = await (client[name] as (i: unknown) => Promise<never>)(
-        fromJson(method.input, request),
-      );
-      return {
-        ok: true,
-        body: toJson(method.output, output, { alwaysEmitImplicit: true }) as JsonObject,
-      };
-    } catch (error) {
-      const e = ConnectError.from(error);
-      const details: JsonObject[] = [];
-      for (const schema of [
-        ErrorInfoSchema,
-        BadRequestSchema,
-        PreconditionFailureSchema,
-        ResourceInfoSchema,
-      ]) {
-        for (const d of e.findDetails(schema))
-          details.push({
-            "@type": `type.googleapis.com/${schema.typeName}`,
-            ...(toJson(schema, d) as JsonObject),
-          });
-      }
-      return { ok: false, code: e.code, message: e.rawMessage, details };
-    }
-  };
-}
-
-/** REST-style list parameters (`page_size`, `uidp.children_of`) as a proto3 JSON request. */
-function listRequest(params: Params): JsonObject {
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(params)) {
-    const path = key
-      .split(".")
-      .map((p) => p.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()));
-    let target = out;
-    for (const part of path.slice(0, -1)) {
-      target[part] ??= {};
-      target = target[part] as JsonObject;
-    }
-    target[path[path.length - 1]] = value as JsonValue;
-  }
-  return out;
+  const grpc = grpcCaller(baseUrl, token);
+  return ({ service, method, request }: Call): Promise<Result> => grpc(service, method, request);
 }
 
 /**
