@@ -129,6 +129,12 @@ for (const pair of registryPairs) {
       const missing = await c.putManifest("acme/checks", "v1", image.manifest);
       assert.equal(missing.status, 400);
       assert.equal(await errorCode(missing), "MANIFEST_BLOB_UNKNOWN");
+      const leftBehind = await r.server.lading.store.db
+        .selectFrom("repos")
+        .select("uid")
+        .where("name", "=", "checks")
+        .executeTakeFirst();
+      assert.equal(leftBehind, undefined, "a refused manifest creates no repo");
       const digest = await c.pushImage("acme/checks", "v1", image);
       const got = await c.fetch(`/v2/acme/checks/manifests/${digest}`);
       assert.equal(got.headers.get("content-type"), "application/vnd.oci.image.manifest.v1+json");

@@ -87,30 +87,12 @@ export async function putManifest(ctx: OciContext, r: OciRequest, route: Manifes
     throw ociError(414, "UNSUPPORTED", `at most ${maxTagsPerPut} tag parameters are accepted`);
   }
   for (const tag of extraTags) checkTag(tag);
-  const repo = await ensureRepo(ctx.db, target);
-  const missing: string[] = [];
   const blobDigests = manifest.blobs.filter((d) => !d.urls?.length).map((d) => d.digest);
-  if (blobDigests.length > 0) {
-    const found = await ctx.db
-      .selectFrom("repo_blobs")
-      .select("digest")
-      .where("repo_uid", "=", repo.uid)
-      .where("digest", "in", blobDigests)
-      .execute();
-    const have = new Set(found.map((f) => f.digest));
-    missing.push(...blobDigests.filter((d) => !have.has(d)));
-  }
   const children = manifest.manifests.map((d) => d.digest);
-  if (children.length > 0) {
-    const found = await ctx.db
-      .selectFrom("manifests")
-      .select("digest")
-      .where("repo_uid", "=", repo.uid)
-      .where("digest", "in", children)
-      .execute();
-    const have = new Set(found.map((f) => f.digest));
-    missing.push(...children.filter((d) => !have.has(d)));
-  }
+  const missing = [
+    ...(await absent(ctx, "repo_blobs", target.repo?.uid, blobDigests)),
+    ...(await absent(ctx, "manifests", target.repo?.uid, children)),
+  ];
   if (missing.length > 0) {
     throw ociError(
       400,
@@ -121,6 +103,8 @@ export async function putManifest(ctx: OciContext, r: OciRequest, route: Manifes
       },
     );
   }
+  const repo = await ensureRepo(ctx.db, target);
+
   await ctx.blobs.put(Readable.from([bytes]), { expectedDigest: digest });
   await ctx.db
     .insertInto("manifests")
@@ -180,4 +164,22 @@ export async function deleteManifest(ctx: OciContext, r: OciRequest, route: Mani
     if (!found) throw unknownManifest(route.reference);
   }
   await sendStream(r.res, 202, { "content-length": 0 }, undefined);
+}
+
+/** The digests of `digests` that repo `repoUid` does not hold in `table` (all, without a repo). */
+async function absent(
+  ctx: OciContext,
+  table: "repo_blobs" | "manifests",
+  repoUid: string | undefined,
+  digests: string[],
+): Promise<string[]> {
+  if (!repoUid || digests.length === 0) return digests;
+  const found = await ctx.db
+    .selectFrom(table)
+    .select("digest")
+    .where("repo_uid", "=", repoUid)
+    .where("digest", "in", digests)
+    .execute();
+  const have = new Set(found.map((f) => f.digest));
+  return digests.filter((d) => !have.has(d));
 }
