@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { sql } from "kysely";
+import { identityExtras } from "../src/store/metadata/index.ts";
 import { newChildUid } from "../src/uidp/index.ts";
 import type { TestServer } from "../test/support/server.ts";
 import { startTestServer } from "../test/support/server.ts";
@@ -81,6 +82,7 @@ async function seed(server: TestServer): Promise<void> {
         description: "",
         issuer: "",
         subject: "",
+        ...identityExtras,
         last_seen_time: null,
         create_time: time,
         update_time: time,

@@ -3,7 +3,12 @@ import { builtInRoleUid } from "../auth/index.ts";
 import { isUniqueViolation } from "../iam/index.ts";
 import { isOrgName } from "../registry/index.ts";
 import { now } from "../rpc/index.ts";
-import { getSetting, type MetadataSchema, putSetting } from "../store/metadata/index.ts";
+import {
+  getSetting,
+  identityExtras,
+  type MetadataSchema,
+  putSetting,
+} from "../store/metadata/index.ts";
 import { newChildUid, newRootUid } from "../uidp/index.ts";
 
 /** The organisation and its owner identity. */
@@ -48,6 +53,7 @@ export async function bootstrapOrganisation(
         description: "Organisation owner created by lading admin bootstrap",
         issuer: "",
         subject: "",
+        ...identityExtras,
         last_seen_time: null,
         create_time: time,
         update_time: time,
@@ -62,6 +68,7 @@ export async function bootstrapOrganisation(
       parent_uid: groupUid,
       identity_uid: identityUid,
       role_uid: builtInRoleUid("owner"),
+      mapping_uid: "",
       create_time: time,
       update_time: time,
     })

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { openTestStore, storeKinds } from "../../test/support/stores.ts";
 import { LadingError } from "../errors/index.ts";
-import type { MetadataSchema } from "../store/metadata/index.ts";
+import { identityExtras, type MetadataSchema } from "../store/metadata/index.ts";
 import { newChildUid, newRootUid } from "../uidp/index.ts";
 import { type Authenticator, createAuthenticator, createGrants } from "./authenticator.ts";
 import { builtInRoleUid, ensureBuiltInRoles } from "./built-in-roles.ts";
@@ -68,6 +68,7 @@ for (const kind of storeKinds) {
           description: "",
           issuer: "https://ci.example",
           subject: uid,
+          ...identityExtras,
           last_seen_time: null,
           ...times,
         })
@@ -82,6 +83,7 @@ for (const kind of storeKinds) {
         parent_uid: group,
         identity_uid: identity,
         role_uid: role,
+        mapping_uid: "",
         ...times,
       };
       await t.store.db.insertInto("role_bindings").values(row).execute();

@@ -7,6 +7,7 @@ import { pino } from "pino";
 import { listen, startProvider } from "../../test/support/oidc-provider.ts";
 import { openTestStore, storeKinds } from "../../test/support/stores.ts";
 import { LadingError } from "../errors/index.ts";
+import { identityExtras } from "../store/metadata/index.ts";
 import { newChildUid, newRootUid } from "../uidp/index.ts";
 import { createIssuerRoutes } from "./issuer-routes.ts";
 import { createTokenIssuer, type TokenIssuer } from "./token-issuer.ts";
@@ -42,6 +43,7 @@ for (const kind of storeKinds) {
           description: "",
           issuer,
           subject,
+          ...identityExtras,
           last_seen_time: null,
           create_time: now,
           update_time: now,

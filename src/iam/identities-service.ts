@@ -15,7 +15,7 @@ import {
   updatePaths,
   Violations,
 } from "../rpc/index.ts";
-import type { IdentitiesTable } from "../store/metadata/index.ts";
+import { type IdentitiesTable, identityExtras } from "../store/metadata/index.ts";
 import { newChildUid } from "../uidp/index.ts";
 import { type IamContext, iamDomain, namedSortFields } from "./iam-context.ts";
 import { loadVisible, requireParentGroup } from "./visible-rows.ts";
@@ -113,6 +113,7 @@ export function createIdentitiesService(ctx: IamContext): BoundService {
         description: identity.description,
         issuer: claim.issuer,
         subject: claim.subject,
+        ...identityExtras,
         last_seen_time: null,
         create_time: time,
         update_time: time,

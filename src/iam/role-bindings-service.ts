@@ -180,6 +180,7 @@ export function createRoleBindingsService(ctx: IamContext): BoundService {
         parent_uid: req.parent,
         identity_uid: input.identityUid,
         role_uid: input.roleUid,
+        mapping_uid: "",
         create_time: time,
         update_time: time,
       };

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { builtInRoleUid } from "../../src/auth/index.ts";
+import { identityExtras } from "../../src/store/metadata/index.ts";
 import { newChildUid } from "../../src/uidp/index.ts";
 import { basicToken, claimsOf, ociClient, requestToken } from "../support/oci-client.ts";
 import { buildImage } from "../support/oci-layout.ts";
@@ -133,6 +134,7 @@ for (const pair of registryPairs) {
           description: "",
           issuer: "",
           subject: "",
+          ...identityExtras,
           last_seen_time: null,
           create_time: time,
           update_time: time,
@@ -145,6 +147,7 @@ for (const pair of registryPairs) {
           parent_uid: acme,
           identity_uid: identityUid,
           role_uid: builtInRoleUid("registry.pull"),
+          mapping_uid: "",
           create_time: time,
           update_time: time,
         })

@@ -1,3 +1,4 @@
 export * from "./metadata-store.ts";
 export type * from "./schema.ts";
+export { identityExtras } from "./schema.ts";
 export * from "./settings.ts";

@@ -18,8 +18,26 @@ export interface IdentitiesTable {
   parent_uid: string;
   name: string;
   description: string;
+  /** claimMatch.issuer, or staticKeys.issuer; "" when issuer_pattern is used. */
   issuer: string;
+  /** claimMatch.subject, or staticKeys.subject; "" when subject_pattern is used. */
   subject: string;
+  /** claimMatch.issuerPattern: an anchored regular expression, or "". */
+  issuer_pattern: string;
+  /** claimMatch.subjectPattern: an anchored regular expression, or "". */
+  subject_pattern: string;
+  /** claimMatch.audience, or staticKeys.audiences[0]; "" means Lading's own audiences. */
+  audience: string;
+  /** claimMatch.claims: JSON object of extra exact claim matches, "{}" when none. */
+  claims: string;
+  /** staticKeys.issuerKeys: a JWKS as JSON; "" for any other kind of identity. */
+  issuer_keys: string;
+  /** staticKeys.expirationTime; null when the identity does not expire. */
+  expire_time: string | null;
+  /** Verified email of a signed-in user, or "". */
+  email: string;
+  /** The identity provider a signed-in user came through, or "". */
+  provider_uid: string;
   last_seen_time: string | null;
   create_time: string;
   update_time: string;
@@ -43,6 +61,11 @@ export interface RoleBindingsTable {
   parent_uid: string;
   identity_uid: string;
   role_uid: string;
+  /**
+   * The external group role mapping that made this binding at a sign-in, or "" for a binding
+   * made through the API. Sign-in adds and removes only bindings with a mapping uid.
+   */
+  mapping_uid: string;
   create_time: string;
   update_time: string;
 }
@@ -146,6 +169,110 @@ export interface ListCountsTable {
   n: string | number | bigint;
 }
 
+export interface IdentityProvidersTable {
+  uid: string;
+  /** The group the provider signs users in for. */
+  parent_uid: string;
+  name: string;
+  description: string;
+  issuer: string;
+  client_id: string;
+  /** Write-only: never returned by the API. "" when the provider uses PKCE alone. */
+  client_secret: string;
+  /** JSON array of scopes requested besides `openid`. */
+  additional_scopes: string;
+  /** The id-token claim carrying group memberships, or "". */
+  groups_claim: string;
+  /** Role bound on the provider's group at a user's first sign-in. */
+  default_role_uid: string;
+  /** 0 or 1. */
+  pkce_enabled: number;
+  create_time: string;
+  update_time: string;
+}
+
+/** Maps a value of a provider's groups claim to a role on a group (no update). */
+export interface ExternalGroupRoleMappingsTable {
+  /** `<identity provider uid>/<16 hex>`. */
+  uid: string;
+  /** The identity provider. */
+  parent_uid: string;
+  external_group_id: string;
+  role_uid: string;
+  /** The group the role is bound on. */
+  scope_uid: string;
+  create_time: string;
+  update_time: string;
+}
+
+/** Cloud accounts of a group; at most one per group, and its uid is the group's uid. */
+export interface AccountAssociationsTable {
+  /** The group's uid. */
+  uid: string;
+  /** The group's parent ("" for an organisation). */
+  parent_uid: string;
+  name: string;
+  description: string;
+  /** JSON of the provider blocks (amazon, google, azure, github, lading). */
+  accounts: string;
+  create_time: string;
+  update_time: string;
+}
+
+export interface GroupInvitesTable {
+  uid: string;
+  /** The group the invite binds its role on. */
+  parent_uid: string;
+  role_uid: string;
+  /** Only this verified email may accept; "" means anyone holding the code. */
+  email: string;
+  /** Short public identifier shown by List. */
+  key_id: string;
+  /** SHA-256 (hex) of the invite code; the code itself is never stored. */
+  code_hash: string;
+  /** 0 or 1. */
+  single_use: number;
+  /** When a single-use invite was accepted. */
+  used_time: string | null;
+  expire_time: string;
+  create_time: string;
+  update_time: string;
+}
+
+export interface TermsAcceptancesTable {
+  uid: string;
+  /** The group the terms were accepted for. */
+  parent_uid: string;
+  doc_id: string;
+  /** The accepting identity's uid. */
+  accepted_by: string;
+  create_time: string;
+  update_time: string;
+}
+
+/** A browser sign-in in progress, keyed by the OAuth `state` sent to the provider. */
+export interface SignInsTable {
+  state: string;
+  provider_uid: string;
+  /** JSON: nonce, PKCE verifier, the CLI's redirect, state and code challenge. */
+  data: string;
+  /** SHA-256 of the one-time code handed to the CLI, once the provider called back. */
+  code_hash: string | null;
+  identity_uid: string | null;
+  expire_time: string;
+}
+
+/** Refresh tokens, stored hashed; a family is one sign-in's chain of rotations. */
+export interface RefreshTokensTable {
+  token_hash: string;
+  family: string;
+  identity_uid: string;
+  used_time: string | null;
+  revoked_time: string | null;
+  expire_time: string;
+  create_time: string;
+}
+
 /** The Kysely database type of the metadata store. */
 export interface MetadataSchema {
   groups: GroupsTable;
@@ -162,4 +289,23 @@ export interface MetadataSchema {
   tags: TagsTable;
   tag_history: TagHistoryTable;
   uploads: UploadsTable;
+  identity_providers: IdentityProvidersTable;
+  external_group_role_mappings: ExternalGroupRoleMappingsTable;
+  account_associations: AccountAssociationsTable;
+  group_invites: GroupInvitesTable;
+  terms_acceptances: TermsAcceptancesTable;
+  sign_ins: SignInsTable;
+  refresh_tokens: RefreshTokensTable;
 }
+
+/** The columns of an identity row that only some kinds of identity use, all unset. */
+export const identityExtras = {
+  issuer_pattern: "",
+  subject_pattern: "",
+  audience: "",
+  claims: "{}",
+  issuer_keys: "",
+  expire_time: null,
+  email: "",
+  provider_uid: "",
+} as const satisfies Partial<IdentitiesTable>;

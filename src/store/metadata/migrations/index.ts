@@ -2,10 +2,16 @@ import type { Migration, MigrationProvider } from "kysely";
 import * as iam from "./0001-iam.ts";
 import * as listCounts from "./0002-list-counts.ts";
 import * as registry from "./0003-registry.ts";
+import * as federation from "./0004-federation.ts";
 
 /** Every migration, in order. Names never change once released. */
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
-    return { "0001-iam": iam, "0002-list-counts": listCounts, "0003-registry": registry };
+    return {
+      "0001-iam": iam,
+      "0002-list-counts": listCounts,
+      "0003-registry": registry,
+      "0004-federation": federation,
+    };
   },
 };
