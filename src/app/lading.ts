@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import {
   createAuthenticator,
   createIssuerRoutes,
+  createSignInRoutes,
   createTokenIssuer,
   ensureBuiltInRoles,
   type TokenIssuer,
@@ -12,10 +13,16 @@ import { createGrpcDoor } from "../doors/grpc/index.ts";
 import { createOciDoor } from "../doors/oci/index.ts";
 import { createRestDoor } from "../doors/rest/index.ts";
 import {
+  createAccountAssociationsService,
+  createExternalGroupRoleMappingsService,
+  createGroupInvitesService,
   createGroupsService,
   createIdentitiesService,
+  createIdentityProvidersService,
   createRoleBindingsService,
   createRolesService,
+  createTermsService,
+  federationGroupCheck,
 } from "../iam/index.ts";
 import { createListEngine, createPageTokens } from "../lists/index.ts";
 import { createPingService } from "../ping/index.ts";
@@ -24,6 +31,7 @@ import {
   createImagesService,
   createReposService,
   createTagsService,
+  createTermsGate,
   groupRepoCheck,
 } from "../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../rpc/index.ts";
@@ -80,13 +88,19 @@ export async function startLading(
     dataDir: config.dataDir,
     blobStoreUrl: config.blobStoreUrl,
   });
-  const registry = { ...ctx, blobs };
+  const termsGate = createTermsGate(db, config.requiredTerms);
+  const registry = { ...ctx, blobs, termsGate };
   const services = [
     createPingService(),
-    createGroupsService(ctx, [groupRepoCheck(db)]),
+    createGroupsService(ctx, [groupRepoCheck(db), federationGroupCheck(db)]),
     createIdentitiesService(ctx),
     createRolesService(ctx),
     createRoleBindingsService(ctx),
+    createGroupInvitesService(ctx),
+    createTermsService(ctx, { onAccept: termsGate.forget }),
+    createIdentityProvidersService(ctx),
+    createExternalGroupRoleMappingsService(ctx),
+    createAccountAssociationsService(ctx),
     createReposService(registry),
     createTagsService(registry),
     createImagesService(registry),
@@ -124,19 +138,28 @@ export async function startLading(
     audience: registryAudience(registryUrl),
     publicOrg: config.publicOrg,
     freeTierTags: config.freeTierTags,
+    termsGate,
     log,
   });
   serveRegistry = oci.handler;
   serve = createApiHandler({
     rest: createRestDoor({ services, authenticate }),
     grpc: createGrpcDoor({ services, authenticate, log }),
-    routes: createIssuerRoutes({
-      db,
-      tokens,
-      issuerUrl: apiUrl,
-      apiAudience: apiUrl,
-      allowedAudiences: [apiUrl, registryAudience(registryUrl)],
-    }),
+    routes: [
+      ...createIssuerRoutes({
+        db,
+        tokens,
+        issuerUrl: apiUrl,
+        apiAudience: apiUrl,
+        allowedAudiences: [apiUrl, registryAudience(registryUrl)],
+      }),
+      ...createSignInRoutes({
+        db,
+        tokens,
+        apiUrl,
+        allowedAudiences: [apiUrl, registryAudience(registryUrl)],
+      }),
+    ],
     log,
     isReady: () => ready,
   });

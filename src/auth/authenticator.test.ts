@@ -46,6 +46,27 @@ test("createGrants applies the reach rule and keeps scopes minimal", () => {
   assert.deepEqual(everywhere.scopes("groups.delete"), []);
 });
 
+test("createGrants narrows bindings to a token's scopes (platform scopes semantics)", () => {
+  const r = "a".repeat(40);
+  const s = `${r}/1111111111111111`;
+  const u = `${s}/2222222222222222`;
+  const t = `${r}/3333333333333333`;
+  const bindings = [
+    { groupUid: r, capabilities: ["repo.list"] },
+    { groupUid: u, capabilities: ["tag.create"] },
+  ];
+  const toS = createGrants("", bindings, [s]);
+  assert.deepEqual(toS.scopes("repo.list"), [s]);
+  assert.equal(toS.can("repo.list", r), false);
+  assert.equal(toS.can("repo.list", t), false);
+  assert.equal(toS.can("repo.list", u), true);
+  assert.deepEqual(toS.scopes("tag.create"), [u]);
+  const toT = createGrants("", bindings, [t]);
+  assert.deepEqual(toT.scopes("tag.create"), []);
+  assert.deepEqual(createGrants("", bindings, []).scopes("repo.list"), []);
+  assert.deepEqual(createGrants("", bindings, [r, s]).scopes("repo.list"), [r]);
+});
+
 for (const kind of storeKinds) {
   describe(`authenticator on ${kind}`, () => {
     let t: Awaited<ReturnType<typeof openTestStore>>;

@@ -34,29 +34,40 @@ export interface GrantSource {
 /**
  * Grants of an identity whose reach is `reach` (its parent group; "" reaches everywhere).
  * A binding counts only when its group lies within the reach (spec, Authentication rule 5),
- * and then grants its capabilities on that group and every descendant.
+ * and then grants its capabilities on that group and every descendant. A token narrowed to
+ * `scopes` (group uids) keeps of each binding only its intersection with those subtrees: a
+ * binding at `org` with scopes `[org/sub]` grants within `org/sub` only.
  */
-export function createGrants(reach: string, bindings: readonly GrantSource[]): Grants {
+export function createGrants(
+  reach: string,
+  bindings: readonly GrantSource[],
+  scopes?: readonly string[],
+): Grants {
   const byCapability = new Map<string, string[]>();
   for (const { groupUid, capabilities } of bindings) {
     if (reach !== "" && !isWithin(groupUid, reach)) continue;
+    const at = scopes
+      ? scopes.flatMap((s) =>
+          isWithin(s, groupUid) ? [s] : isWithin(groupUid, s) ? [groupUid] : [],
+        )
+      : [groupUid];
     for (const capability of capabilities) {
       const groups = byCapability.get(capability) ?? [];
-      groups.push(groupUid);
+      groups.push(...at);
       byCapability.set(capability, groups);
     }
   }
-  const scopes = new Map<string, string[]>();
+  const held = new Map<string, string[]>();
   for (const [capability, groups] of byCapability) {
     const unique = [...new Set(groups)].sort();
-    scopes.set(
+    held.set(
       capability,
       unique.filter((g) => !unique.some((other) => other !== g && isWithin(g, other))),
     );
   }
   return {
-    can: (capability, uid) => (scopes.get(capability) ?? []).some((g) => isWithin(uid, g)),
-    scopes: (capability) => [...(scopes.get(capability) ?? [])],
+    can: (capability, uid) => (held.get(capability) ?? []).some((g) => isWithin(uid, g)),
+    scopes: (capability) => [...(held.get(capability) ?? [])],
   };
 }
 
@@ -67,7 +78,11 @@ export function createGrants(reach: string, bindings: readonly GrantSource[]): G
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const { db, tokens, audience } = options;
 
-  async function loadGrants(identityUid: string, reach: string): Promise<Grants> {
+  async function loadGrants(
+    identityUid: string,
+    reach: string,
+    scopes: string[] | undefined,
+  ): Promise<Grants> {
     const rows = await db
       .selectFrom("role_bindings")
       .innerJoin("roles", "roles.uid", "role_bindings.role_uid")
@@ -80,25 +95,30 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
         groupUid: row.groupUid,
         capabilities: parseCapabilities(row.capabilities),
       })),
+      scopes,
     );
   }
 
   async function principalFor(claims: TokenClaims): Promise<Principal> {
     const identity = await db
       .selectFrom("identities")
-      .select(["uid", "parent_uid"])
+      .select(["uid", "parent_uid", "expire_time"])
       .where("uid", "=", claims.sub)
       .executeTakeFirst();
     if (!identity) {
       throw authError(authReasons.identityNotFound, "the token's identity no longer exists");
     }
+    if (identity.expire_time !== null && Date.parse(identity.expire_time) <= Date.now()) {
+      throw authError(authReasons.identityNotFound, "the token's identity has expired");
+    }
+    const scopes = tokenScopes(claims);
     let grants: Promise<Grants> | undefined;
     return {
       identityUid: identity.uid,
       claims,
       grants() {
         if (!grants) {
-          grants = loadGrants(identity.uid, identity.parent_uid);
+          grants = loadGrants(identity.uid, identity.parent_uid, scopes);
           grants.catch(() => {
             grants = undefined;
           });
@@ -114,6 +134,16 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       return principalFor(await tokens.verify(bearerToken(authorization), { audience }));
     },
   };
+}
+
+/**
+ * The `scopes` claim of a Lading token: undefined when absent (the identity's whole reach); a
+ * malformed claim narrows to nothing.
+ */
+function tokenScopes(claims: TokenClaims): string[] | undefined {
+  const value: unknown = claims.scopes;
+  if (value === undefined) return undefined;
+  return Array.isArray(value) ? value.filter((s): s is string => typeof s === "string") : [];
 }
 
 function parseCapabilities(json: string): string[] {

@@ -1,17 +1,11 @@
-import { decodeJwt } from "jose";
 import type { Kysely } from "kysely";
-import type { FieldViolation } from "../errors/index.ts";
 import { invalidArgument } from "../errors/index.ts";
 import type { HttpRequest, HttpResponse, RawRoute } from "../rpc/raw-route.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
-import { isUidp } from "../uidp/index.ts";
 import { bearerToken } from "./auth-errors.ts";
+import { createExchange } from "./sts-exchange.ts";
 import type { TokenIssuer } from "./token-issuer.ts";
-import {
-  createUpstreamVerifier,
-  type UpstreamVerifierOptions,
-  untrustedIssuer,
-} from "./upstream-verifier.ts";
+import { createUpstreamVerifier, type UpstreamVerifierOptions } from "./upstream-verifier.ts";
 
 /** What the issuer endpoints serve. */
 export interface IssuerRoutesOptions {
@@ -34,11 +28,10 @@ export interface IssuerRoutesOptions {
 }
 
 const maxBodyBytes = 64 * 1024;
-const maxAudiences = 8;
 
 /**
- * The OIDC discovery document, the JWKS and the token exchange (`GET|POST /sts/exchange`),
- * mounted on the API listener (DESIGN §1, §5).
+ * The OIDC discovery document, the JWKS and the token exchange (`GET|POST /sts/exchange`, see
+ * {@link createExchange}), mounted on the API listener (DESIGN §1, §5).
  */
 export function createIssuerRoutes(options: IssuerRoutesOptions): RawRoute[] {
   const { db, tokens, apiAudience } = options;
@@ -59,47 +52,19 @@ export function createIssuerRoutes(options: IssuerRoutesOptions): RawRoute[] {
     claims_supported: ["iss", "sub", "aud", "iat", "exp", "jti", "act"],
   });
 
+  const exchangeToken = createExchange({
+    db,
+    tokens,
+    upstream,
+    apiAudience,
+    allowed,
+    ttlSeconds,
+  });
+
   async function exchange(req: HttpRequest, res: HttpResponse): Promise<void> {
     const params = await readParams(req);
-    const violations: FieldViolation[] = [];
-    const identities = [...new Set(params.getAll("identity"))];
-    if (identities.length !== 1 || !isUidp(identities[0])) {
-      violations.push({ field: "identity", description: "must be one identity uid" });
-    }
-    const audiences = [...new Set(params.getAll("aud"))];
-    if (audiences.length === 0) audiences.push(apiAudience);
-    if (audiences.length > maxAudiences || audiences.some((a) => !allowed.has(a))) {
-      violations.push({
-        field: "aud",
-        description: `must be at most ${maxAudiences} of: ${[...allowed].join(", ")}`,
-      });
-    }
-    if (violations.length > 0) throw invalidArgument("auth", violations);
-
-    const upstreamToken = bearerToken(req.headers.authorization);
-
-    const identityUid = identities[0];
-    const identity = await db
-      .selectFrom("identities")
-      .select(["issuer", "subject"])
-      .where("uid", "=", identityUid)
-      .executeTakeFirst();
-    const claims = await upstream.verify(upstreamToken, identity);
-
-    const seen = await db
-      .updateTable("identities")
-      .set({ last_seen_time: new Date().toISOString() })
-      .where("uid", "=", identityUid)
-      .executeTakeFirst();
-    if (!seen.numUpdatedRows) throw untrustedIssuer();
-    const token = await tokens.mint({
-      subject: identityUid,
-      audience: audiences.length === 1 ? audiences[0] : audiences,
-      ttlSeconds,
-      act: { iss: String(claims.iss), sub: String(claims.sub), aud: claims.aud },
-    });
-    const expiry = new Date((decodeJwt(token).exp ?? 0) * 1000).toISOString();
-    sendJson(res, { token, expiry }, "no-store");
+    const presented = bearerToken(req.headers.authorization);
+    sendJson(res, await exchangeToken(params, presented), "no-store");
   }
 
   return [
@@ -123,7 +88,7 @@ export function createIssuerRoutes(options: IssuerRoutesOptions): RawRoute[] {
 }
 
 /** Query parameters, plus form parameters of a POST body (never JSON, as upstream). */
-async function readParams(req: HttpRequest): Promise<URLSearchParams> {
+export async function readParams(req: HttpRequest): Promise<URLSearchParams> {
   const params = new URL(req.url ?? "/", "http://lading.invalid").searchParams;
   if (req.method !== "POST") return params;
   const chunks: Buffer[] = [];
@@ -151,7 +116,8 @@ async function readParams(req: HttpRequest): Promise<URLSearchParams> {
   return params;
 }
 
-function sendJson(res: HttpResponse, body: unknown, cacheControl: string): void {
+/** Answers 200 with `body` as JSON (a string is sent as is). */
+export function sendJson(res: HttpResponse, body: unknown, cacheControl: string): void {
   const text = typeof body === "string" ? body : JSON.stringify(body);
   res.statusCode = 200;
   res.setHeader("content-type", "application/json");

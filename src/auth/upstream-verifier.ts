@@ -1,5 +1,14 @@
 import { createRemoteJWKSet, decodeJwt, errors, type JWTPayload, jwtVerify } from "jose";
 import { authError, authReasons, upstreamUnavailable } from "./auth-errors.ts";
+import {
+  type ClaimMatch,
+  isIssuerUrl,
+  matchesExactOrPattern,
+  unmatchedClaim,
+} from "./claim-match.ts";
+import { asymmetricAlgorithms } from "./jwt-algorithms.ts";
+
+export type { ClaimMatch } from "./claim-match.ts";
 
 /** How upstream (third-party OIDC) tokens are checked. */
 export interface UpstreamVerifierOptions {
@@ -15,31 +24,13 @@ export interface UpstreamVerifierOptions {
   clockToleranceSeconds?: number;
 }
 
-/** The issuer and subject an identity accepts (its `claimMatch`). */
-export interface ClaimMatch {
-  issuer: string;
-  subject: string;
-}
-
 /** Verifies third-party OIDC tokens against an identity's claim match. */
 export interface UpstreamVerifier {
   /** The claims of `token` when it satisfies `match`, else a structured LadingError. */
   verify(token: string, match: ClaimMatch | undefined): Promise<JWTPayload>;
 }
 
-const algorithms = [
-  "RS256",
-  "RS384",
-  "RS512",
-  "PS256",
-  "PS384",
-  "PS512",
-  "ES256",
-  "ES384",
-  "ES512",
-  "EdDSA",
-  "Ed25519",
-];
+const algorithms = asymmetricAlgorithms;
 const maxDiscoveryBytes = 256 * 1024;
 
 interface IssuerKeys {
@@ -48,8 +39,9 @@ interface IssuerKeys {
 }
 
 /**
- * Creates the verifier. Order matters: the untrusted `iss` must equal the identity's issuer
- * before any request leaves Lading, so Lading only ever fetches issuers an identity names.
+ * Creates the verifier. Order matters: the untrusted `iss` must equal the identity's issuer, or
+ * match its issuer pattern and be an https URL (http for loopback), before any request leaves
+ * Lading, so Lading only ever fetches issuers an identity names or admits.
  */
 export function createUpstreamVerifier(options: UpstreamVerifierOptions): UpstreamVerifier {
   const issuer = options.issuerUrl.replace(/\/+$/, "");
@@ -118,32 +110,47 @@ export function createUpstreamVerifier(options: UpstreamVerifierOptions): Upstre
       } catch {
         throw authError(authReasons.tokenMalformed, "the upstream token is not a JWT");
       }
-      if (typeof unverified.iss !== "string" || !match || unverified.iss !== match.issuer) {
+      const iss = unverified.iss;
+      if (
+        typeof iss !== "string" ||
+        !match ||
+        !matchesExactOrPattern(iss, match.issuer, match.issuerPattern) ||
+        (match.issuer === "" && !isIssuerUrl(iss))
+      ) {
         throw untrustedIssuer();
       }
-      const { jwks } = await keysOf(match.issuer);
+      const { jwks } = await keysOf(iss);
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(token, jwks, {
           algorithms,
-          issuer: match.issuer,
+          issuer: iss,
           clockTolerance,
           requiredClaims: ["sub", "exp"],
         }));
       } catch (error) {
         throw upstreamError(error);
       }
-      if (payload.sub !== match.subject) {
+      if (!matchesExactOrPattern(String(payload.sub), match.subject, match.subjectPattern)) {
         throw authError(
           authReasons.upstreamSubject,
           "the upstream token's subject is not the one the identity trusts",
         );
       }
       const aud = typeof payload.aud === "string" ? [payload.aud] : [payload.aud ?? []].flat();
-      if (!aud.some((a) => audiences.has(a))) {
+      if (match.audience ? !aud.includes(match.audience) : !aud.some((a) => audiences.has(a))) {
         throw authError(
           authReasons.upstreamAudience,
-          `the upstream token's audience must include ${issuer} or ${new URL(issuer).host}`,
+          match.audience
+            ? `the upstream token's audience must include ${match.audience}`
+            : `the upstream token's audience must include ${issuer} or ${new URL(issuer).host}`,
+        );
+      }
+      const claim = unmatchedClaim(match, payload);
+      if (claim !== undefined) {
+        throw authError(
+          authReasons.upstreamSubject,
+          `the upstream token's ${claim} claim is not the one the identity trusts`,
         );
       }
       return payload;

@@ -66,3 +66,11 @@ it("derives the registry audience from the registry URL", () => {
   assert.equal(registryAudience("https://cr.example.com:443"), "cr.example.com");
   assert.equal(registryAudience("https://cr.example.com:8443/"), "cr.example.com:8443");
 });
+
+it("reads the required terms documents, default none", () => {
+  assert.deepEqual(resolveConfig({}, {}).requiredTerms, []);
+  const env = { LADING_REQUIRED_TERMS: "tos-2024, privacy.v1,tos-2024" };
+  assert.deepEqual(resolveConfig({}, env).requiredTerms, ["tos-2024", "privacy.v1"]);
+  assert.deepEqual(resolveConfig({ requiredTerms: "eula" }, env).requiredTerms, ["eula"]);
+  assert.throws(() => resolveConfig({ requiredTerms: "Bad Doc" }, {}), /--required-terms/);
+});

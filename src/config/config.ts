@@ -33,6 +33,8 @@ export interface LadingConfig {
   publicOrg: string;
   /** Tags of the public organisation anonymous callers may pull. Default `latest`, `latest-dev`. */
   freeTierTags: readonly string[];
+  /** Terms document ids that must be accepted before an organisation's content is pulled. Default none. */
+  requiredTerms: readonly string[];
 }
 
 /** Settings as strings, from flags or the environment; absent means "use the default". */
@@ -49,6 +51,7 @@ export interface ConfigInput {
   blobStore?: string;
   publicOrg?: string;
   freeTierTags?: string;
+  requiredTerms?: string;
 }
 
 /** The environment variable behind each setting. */
@@ -65,6 +68,7 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   blobStore: "LADING_BLOB_STORE",
   publicOrg: "LADING_PUBLIC_ORG",
   freeTierTags: "LADING_FREE_TIER_TAGS",
+  requiredTerms: "LADING_REQUIRED_TERMS",
 };
 
 /** Layers flags over the environment over defaults, validates, and freezes the result. */
@@ -105,6 +109,17 @@ export function resolveConfig(
   if (freeTierTags.some((t) => !/^[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}$/.test(t))) {
     throw new Error("--free-tier-tags must be a comma-separated list of tags");
   }
+  const requiredTerms = [
+    ...new Set(
+      (pick("requiredTerms") ?? "")
+        .split(",")
+        .map((t) => t.trim())
+        .filter((t) => t !== ""),
+    ),
+  ];
+  if (requiredTerms.some((t) => !/^[a-z0-9][a-z0-9._-]{0,127}$/.test(t))) {
+    throw new Error("--required-terms must be a comma-separated list of document ids");
+  }
   return Object.freeze({
     dataDir: pick("dataDir") ?? ".lading",
     apiListen,
@@ -120,6 +135,7 @@ export function resolveConfig(
     blobStoreUrl,
     publicOrg,
     freeTierTags: Object.freeze(freeTierTags),
+    requiredTerms: Object.freeze(requiredTerms),
   });
 }
 

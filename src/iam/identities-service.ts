@@ -1,10 +1,6 @@
 import { create } from "@bufbuild/protobuf";
-import { failedPrecondition, invalidArgument } from "../errors/index.ts";
-import {
-  IdentitiesService,
-  type Identity,
-  IdentitySchema,
-} from "../gen/lading/iam/v2/identities_pb.js";
+import { failedPrecondition, invalidArgument, notFound } from "../errors/index.ts";
+import { IdentitiesService, IdentitySchema } from "../gen/lading/iam/v2/identities_pb.js";
 import type { ListSpec } from "../lists/index.ts";
 import {
   type BoundService,
@@ -16,8 +12,16 @@ import {
   Violations,
 } from "../rpc/index.ts";
 import { type IdentitiesTable, identityExtras } from "../store/metadata/index.ts";
-import { newChildUid } from "../uidp/index.ts";
+import { isUidp, newChildUid, parentOf } from "../uidp/index.ts";
 import { type IamContext, iamDomain, namedSortFields } from "./iam-context.ts";
+import {
+  applyKindPaths,
+  checkKind,
+  identityFromRow,
+  kindFromRow,
+  kindPaths,
+  populatedKindPaths,
+} from "./identity-kinds.ts";
 import { loadVisible, requireParentGroup } from "./visible-rows.ts";
 
 const listSpec: ListSpec<"identities"> = {
@@ -28,43 +32,11 @@ const listSpec: ListSpec<"identities"> = {
 };
 
 const fields = {
-  updatable: ["name", "description", "claim_match.issuer", "claim_match.subject"],
-  outputOnly: ["uid", "last_seen_time", "create_time", "update_time"],
+  updatable: ["name", "description", ...kindPaths],
+  outputOnly: ["uid", "last_seen_time", "create_time", "update_time", "email"],
 };
 
-/** Converts a stored row to the API message. */
-export function identityFromRow(row: IdentitiesTable): Identity {
-  return create(IdentitySchema, {
-    uid: row.uid,
-    name: row.name,
-    description: row.description,
-    lastSeenTime: row.last_seen_time ?? undefined,
-    createTime: row.create_time,
-    updateTime: row.update_time,
-    claimMatch:
-      row.issuer || row.subject ? { issuer: row.issuer, subject: row.subject } : undefined,
-  });
-}
-
-/** Checks a claimMatch: both issuer (an http(s) URL) and subject, or neither. */
-function checkClaimMatch(v: Violations, prefix: string, issuer: string, subject: string): void {
-  if (issuer === "" && subject === "") return;
-  if (!isIssuerUrl(issuer))
-    v.add(`${prefix}claim_match.issuer`, "must be an https URL (http only for loopback hosts)");
-  if (subject === "" || subject.length > 1024)
-    v.add(`${prefix}claim_match.subject`, "must be 1 to 1024 characters");
-}
-
-function isIssuerUrl(text: string): boolean {
-  if (!URL.canParse(text)) return false;
-  const url = new URL(text);
-  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
-  return (
-    (url.protocol === "https:" || (url.protocol === "http:" && loopback)) &&
-    !url.search &&
-    !url.hash
-  );
-}
+export { identityFromRow } from "./identity-kinds.ts";
 
 /** The IdentitiesService implementation. */
 export function createIdentitiesService(ctx: IamContext): BoundService {
@@ -80,6 +52,31 @@ export function createIdentitiesService(ctx: IamContext): BoundService {
       resourceType: "identity",
     });
 
+  /**
+   * A signed-in user (a root-level identity) is seen by itself and by callers holding
+   * identity.list on a group where the user has a role binding; anyone else gets NOT_FOUND.
+   */
+  async function visibleUser(call: Call, uid: string): Promise<IdentitiesTable> {
+    const row = await db
+      .selectFrom("identities")
+      .selectAll()
+      .where("uid", "=", uid)
+      .executeTakeFirst();
+    if (row && call.principal?.identityUid !== uid) {
+      const grants = await call.principal?.grants();
+      const groups = await db
+        .selectFrom("role_bindings")
+        .select("parent_uid")
+        .where("identity_uid", "=", uid)
+        .execute();
+      if (!groups.some((g) => grants?.can("identity.list", g.parent_uid))) {
+        throw notFound(iamDomain, "identity", uid);
+      }
+    }
+    if (!row) throw notFound(iamDomain, "identity", uid);
+    return row;
+  }
+
   return bindService(IdentitiesService, {
     async listIdentities(req, call) {
       const page = await ctx.lists.list(listSpec, {
@@ -92,28 +89,29 @@ export function createIdentitiesService(ctx: IamContext): BoundService {
     },
 
     async getIdentity(req, call) {
+      if (isUidp(req.uid) && parentOf(req.uid) === "") {
+        return identityFromRow(await visibleUser(call, req.uid));
+      }
       return identityFromRow(await visibleIdentity(call, req.uid, "uid"));
     },
 
     async createIdentity(req, call) {
       const identity = req.identity ?? create(IdentitySchema);
-      const claim = identity.claimMatch ?? { issuer: "", subject: "" };
+      const time = now();
       const v = new Violations()
         .uid("parent", req.parent)
         .name("name", identity.name)
         .description("description", identity.description);
-      checkClaimMatch(v, "", claim.issuer, claim.subject);
+      const kind = checkKind(v, identity.claimMatch, identity.staticKeys, time);
       if (!v.empty) throw invalidArgument(iamDomain, v.list);
       await requireParentGroup(ctx, call, req.parent, "identity.create");
-      const time = now();
       const row: IdentitiesTable = {
+        ...identityExtras,
         uid: newChildUid(req.parent),
         parent_uid: req.parent,
         name: identity.name,
         description: identity.description,
-        issuer: claim.issuer,
-        subject: claim.subject,
-        ...identityExtras,
+        ...kind,
         last_seen_time: null,
         create_time: time,
         update_time: time,
@@ -129,23 +127,21 @@ export function createIdentitiesService(ctx: IamContext): BoundService {
         const set: string[] = [];
         if (identity.name) set.push("name");
         if (identity.description) set.push("description");
-        if (identity.claimMatch?.issuer) set.push("claim_match.issuer");
-        if (identity.claimMatch?.subject) set.push("claim_match.subject");
-        return set;
+        return [...set, ...populatedKindPaths(identity)];
       });
+      const v = new Violations();
+      const kindChanged = kindPaths.some((p) => paths.has(p));
       const next: IdentitiesTable = {
         ...row,
         name: paths.has("name") ? identity.name : row.name,
         description: paths.has("description") ? identity.description : row.description,
-        issuer: paths.has("claim_match.issuer") ? (identity.claimMatch?.issuer ?? "") : row.issuer,
-        subject: paths.has("claim_match.subject")
-          ? (identity.claimMatch?.subject ?? "")
-          : row.subject,
       };
-      const v = new Violations()
-        .name("name", next.name)
-        .description("description", next.description);
-      checkClaimMatch(v, "", next.issuer, next.subject);
+      if (kindChanged) {
+        const wanted = applyKindPaths(kindFromRow(row), identity, paths);
+        const kind = checkKind(v, wanted.claimMatch, wanted.staticKeys, row.create_time);
+        Object.assign(next, kind);
+      }
+      v.name("name", next.name).description("description", next.description);
       if (!v.empty) throw invalidArgument(iamDomain, v.list);
       if (paths.size === 0) return identityFromRow(row);
       next.update_time = now();

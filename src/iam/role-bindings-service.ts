@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
-import { alreadyExists, invalidArgument, notFound, permissionDenied } from "../errors/index.ts";
+import type { Kysely } from "kysely";
+import { alreadyExists, invalidArgument, notFound } from "../errors/index.ts";
 import {
   type RoleBinding,
   RoleBindingSchema,
@@ -15,10 +16,11 @@ import {
   updatePaths,
   Violations,
 } from "../rpc/index.ts";
-import type { RoleBindingsTable } from "../store/metadata/index.ts";
-import { isWithin, newChildUid, rootOf } from "../uidp/index.ts";
+import type { MetadataSchema, RoleBindingsTable } from "../store/metadata/index.ts";
+import { newChildUid, rootOf } from "../uidp/index.ts";
 import { isUniqueViolation } from "./groups-service.ts";
 import { type IamContext, iamDomain } from "./iam-context.ts";
+import { grantableRole, requireRoleCapabilities } from "./role-grant.ts";
 import { findVisible, requireParentGroup } from "./visible-rows.ts";
 
 const listSpec: ListSpec<"role_bindings"> = {
@@ -37,55 +39,60 @@ const fields = {
   outputOnly: ["uid", "identity", "group", "role", "create_time", "update_time"],
 };
 
+/** Loads bindings with their identity, group and role in one query (every response hydrates). */
+export async function hydrateRoleBindings(
+  db: Kysely<MetadataSchema>,
+  rows: RoleBindingsTable[],
+): Promise<RoleBinding[]> {
+  if (rows.length === 0) return [];
+  const identityUids = [...new Set(rows.map((r) => r.identity_uid))];
+  const roleUids = [...new Set(rows.map((r) => r.role_uid))];
+  const groupUids = [...new Set(rows.map((r) => r.parent_uid))];
+  const [identities, roles, groups] = await Promise.all([
+    db
+      .selectFrom("identities")
+      .select(["uid", "name", "description", "issuer", "subject"])
+      .where("uid", "in", identityUids)
+      .execute(),
+    db
+      .selectFrom("roles")
+      .select(["uid", "name", "description"])
+      .where("uid", "in", roleUids)
+      .execute(),
+    db
+      .selectFrom("groups")
+      .select(["uid", "name", "description"])
+      .where("uid", "in", groupUids)
+      .execute(),
+  ]);
+  const byUid = <T extends { uid: string }>(list: T[]) => new Map(list.map((x) => [x.uid, x]));
+  const [i, r, g] = [byUid(identities), byUid(roles), byUid(groups)];
+  return rows.map((row) => {
+    const identity = i.get(row.identity_uid);
+    return create(RoleBindingSchema, {
+      uid: row.uid,
+      identity: identity && {
+        uid: identity.uid,
+        name: identity.name,
+        description: identity.description,
+        subject: identity.subject,
+        issuer: identity.issuer,
+      },
+      group: g.get(row.parent_uid),
+      role: r.get(row.role_uid),
+      createTime: row.create_time,
+      updateTime: row.update_time,
+      identityUid: row.identity_uid,
+      roleUid: row.role_uid,
+    });
+  });
+}
+
 /** The RoleBindingsService implementation. Every response hydrates identity, group and role. */
 export function createRoleBindingsService(ctx: IamContext): BoundService {
   const { db } = ctx;
 
-  /** Loads bindings with their identity, group and role in one query. */
-  async function hydrate(rows: RoleBindingsTable[]): Promise<RoleBinding[]> {
-    if (rows.length === 0) return [];
-    const identityUids = [...new Set(rows.map((r) => r.identity_uid))];
-    const roleUids = [...new Set(rows.map((r) => r.role_uid))];
-    const groupUids = [...new Set(rows.map((r) => r.parent_uid))];
-    const [identities, roles, groups] = await Promise.all([
-      db
-        .selectFrom("identities")
-        .select(["uid", "name", "description", "issuer", "subject"])
-        .where("uid", "in", identityUids)
-        .execute(),
-      db
-        .selectFrom("roles")
-        .select(["uid", "name", "description"])
-        .where("uid", "in", roleUids)
-        .execute(),
-      db
-        .selectFrom("groups")
-        .select(["uid", "name", "description"])
-        .where("uid", "in", groupUids)
-        .execute(),
-    ]);
-    const byUid = <T extends { uid: string }>(list: T[]) => new Map(list.map((x) => [x.uid, x]));
-    const [i, r, g] = [byUid(identities), byUid(roles), byUid(groups)];
-    return rows.map((row) => {
-      const identity = i.get(row.identity_uid);
-      return create(RoleBindingSchema, {
-        uid: row.uid,
-        identity: identity && {
-          uid: identity.uid,
-          name: identity.name,
-          description: identity.description,
-          subject: identity.subject,
-          issuer: identity.issuer,
-        },
-        group: g.get(row.parent_uid),
-        role: r.get(row.role_uid),
-        createTime: row.create_time,
-        updateTime: row.update_time,
-        identityUid: row.identity_uid,
-        roleUid: row.role_uid,
-      });
-    });
-  }
+  const hydrate = (rows: RoleBindingsTable[]) => hydrateRoleBindings(db, rows);
 
   const visibleBinding = (call: Call, uid: string, field: string, act?: string) =>
     findVisible(ctx, call, {
@@ -103,33 +110,24 @@ export function createRoleBindingsService(ctx: IamContext): BoundService {
    * caller itself holds every capability of the role there (no one grants more than they have).
    */
   async function checkBindable(call: Call, group: string, identityUid: string, roleUid: string) {
-    const v = new Violations().uid("identityUid", identityUid).uid("roleUid", roleUid);
-    if (!v.empty) throw invalidArgument(iamDomain, v.list);
+    const v = new Violations().uid("identityUid", identityUid);
     const [identity, role] = await Promise.all([
-      db.selectFrom("identities").select("uid").where("uid", "=", identityUid).executeTakeFirst(),
-      db
-        .selectFrom("roles")
-        .select(["uid", "parent_uid", "capabilities"])
-        .where("uid", "=", roleUid)
-        .executeTakeFirst(),
+      v.empty
+        ? db
+            .selectFrom("identities")
+            .select(["uid", "parent_uid"])
+            .where("uid", "=", identityUid)
+            .executeTakeFirst()
+        : undefined,
+      grantableRole(ctx, v, "roleUid", roleUid, group),
     ]);
-    if (!identity || rootOf(identity.uid) !== rootOf(group)) {
-      v.add("identityUid", "must name an identity of the same organisation");
-    }
-    if (!role || (role.parent_uid !== "" && !isWithin(group, role.parent_uid))) {
-      v.add("roleUid", "must name a built-in role or a role defined on this group or an ancestor");
+    if (identity && identity.parent_uid !== "" && rootOf(identity.uid) !== rootOf(group)) {
+      v.add("identityUid", "must name a signed-in user or an identity of the same organisation");
+    } else if (!identity && v.empty) {
+      v.add("identityUid", "must name a signed-in user or an identity of the same organisation");
     }
     if (!v.empty || !role) throw invalidArgument(iamDomain, v.list);
-    const grants = await call.principal?.grants();
-    const missing = (JSON.parse(role.capabilities) as string[]).filter(
-      (c) => !grants?.can(c, group),
-    );
-    if (missing.length > 0) {
-      throw permissionDenied(
-        iamDomain,
-        `granting this role needs capabilities the caller lacks on ${group}: ${missing.join(", ")}`,
-      );
-    }
+    await requireRoleCapabilities(call, role, group);
   }
 
   async function write(action: () => Promise<unknown>) {

@@ -21,7 +21,18 @@ export interface ListParameters {
 }
 
 /** The tables a List can read: every one has uid and parent_uid and is counted per parent. */
-export type ListedTable = "groups" | "identities" | "roles" | "role_bindings" | "repos" | "tags";
+export type ListedTable =
+  | "groups"
+  | "identities"
+  | "roles"
+  | "role_bindings"
+  | "repos"
+  | "tags"
+  | "group_invites"
+  | "terms_acceptances"
+  | "identity_providers"
+  | "external_group_role_mappings"
+  | "account_associations";
 
 /** How one resource is listed. */
 export interface ListSpec<T extends ListedTable> {

@@ -43,6 +43,7 @@ export function createImagesService(ctx: RegistryContext): BoundService {
         resourceType: "repo",
         domain: registryDomain,
       });
+      await ctx.termsGate?.require(repo.parent_uid, registryDomain);
       const stored = await db
         .selectFrom("manifests")
         .select(["media_type"])

@@ -4,3 +4,4 @@ export * from "./registry-context.ts";
 export * from "./repos-service.ts";
 export * from "./tag-history.ts";
 export * from "./tags-service.ts";
+export * from "./terms-gate.ts";

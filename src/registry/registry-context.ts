@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { ListEngine } from "../lists/index.ts";
 import type { BlobStore } from "../store/blobs/index.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
+import type { TermsGate } from "./terms-gate.ts";
 
 /** What the registry management services share. */
 export interface RegistryContext {
@@ -9,6 +10,8 @@ export interface RegistryContext {
   lists: ListEngine;
   /** Where manifest and config bytes are read from (Images). */
   blobs: BlobStore;
+  /** Refuses reading manifests until the required terms are accepted; absent means none. */
+  termsGate?: TermsGate;
 }
 
 /** The error domain of registry API errors: registry.lading.dev. */

@@ -28,7 +28,13 @@ matrix("IAM resources", (h) => {
     const identity = ok(await h.api.create("identities", org, body));
     assert.match(identity.uid as string, new RegExp(`^${org}/[0-9a-f]{16}$`));
     assert.equal(identity.name, body.name);
-    assert.deepEqual(identity.claimMatch, body.claimMatch);
+    assert.deepEqual(identity.claimMatch, {
+      issuerPattern: "",
+      subjectPattern: "",
+      audience: "",
+      claims: {},
+      ...body.claimMatch,
+    });
     assert.match(identity.createTime as string, timestamp);
     assert.deepEqual(ok(await h.api.get("identities", identity.uid as string)), identity);
   });

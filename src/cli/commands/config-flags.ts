@@ -15,6 +15,7 @@ export const configOptions = {
   "blob-store": { type: "string" },
   "public-org": { type: "string" },
   "free-tier-tags": { type: "string" },
+  "required-terms": { type: "string" },
 } as const satisfies ParseArgsConfig["options"];
 
 /** Maps parsed flags to config input. */
@@ -33,5 +34,6 @@ export function configFromFlags(values: Record<string, string | boolean | undefi
     blobStore: text("blob-store"),
     publicOrg: text("public-org"),
     freeTierTags: text("free-tier-tags"),
+    requiredTerms: text("required-terms"),
   };
 }

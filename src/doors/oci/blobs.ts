@@ -1,6 +1,7 @@
 import { requireFreeTier } from "./free-tier.ts";
 import { num, type OciContext, type OciRequest, sendStream } from "./oci-context.ts";
 import { OciError, ociError } from "./oci-error.ts";
+import { requireTerms } from "./terms.ts";
 
 type BlobRoute = { name: string; digest: string };
 
@@ -54,6 +55,7 @@ export async function getBlob(ctx: OciContext, r: OciRequest, route: BlobRoute) 
   ]);
   const repo = target.repo;
   if (!repo) throw ociError(404, "NAME_UNKNOWN", `repository ${route.name} is not known`);
+  await requireTerms(ctx, repo.parent_uid);
   const row = await ctx.db
     .selectFrom("repo_blobs")
     .innerJoin("blobs", "blobs.digest", "repo_blobs.digest")

@@ -9,6 +9,7 @@ import { parseManifest } from "./manifest-json.ts";
 import { num, type OciContext, type OciRequest, readLimited, sendStream } from "./oci-context.ts";
 import { ociError } from "./oci-error.ts";
 import { checkTag } from "./oci-paths.ts";
+import { requireTerms } from "./terms.ts";
 
 /** Largest manifest accepted (Distribution and zot use 4 MiB; oci.md §1.2). */
 export const maxManifestBytes = 4 * 1024 * 1024;
@@ -30,6 +31,7 @@ export async function getManifest(ctx: OciContext, r: OciRequest, route: Manifes
   ]);
   const repo = target.repo;
   if (!repo) throw noRepo(route.name);
+  await requireTerms(ctx, repo.parent_uid);
   const byDigest = isDigest(route.reference);
   let digest = route.reference;
   if (!byDigest) {

@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
+import type { TermsGate } from "../../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../../rpc/index.ts";
 import type { BlobStore } from "../../store/blobs/index.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
@@ -18,6 +19,8 @@ export interface OciContext {
   auth: RegistryAuth;
   publicOrg: string;
   freeTierTags: readonly string[];
+  /** Refuses pulls until the required terms are accepted; absent means no terms. */
+  termsGate?: TermsGate;
   log: Logger;
 }
 

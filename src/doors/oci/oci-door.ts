@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { TokenIssuer } from "../../auth/index.ts";
+import type { TermsGate } from "../../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../../rpc/index.ts";
 import { requestIdOf } from "../../server/index.ts";
 import type { BlobStore, BlobStoreDriver } from "../../store/blobs/index.ts";
@@ -29,6 +30,8 @@ export interface OciDoorOptions {
   publicOrg: string;
   /** Tags of the public organisation anonymous callers may pull. */
   freeTierTags: readonly string[];
+  /** Refuses pulls until the required terms are accepted (--required-terms). */
+  termsGate?: TermsGate;
   log: Logger;
   /** The operator path segment of the tag history endpoint. Default `_lading`. */
   historySegment?: string;
@@ -72,6 +75,7 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     auth,
     publicOrg: options.publicOrg,
     freeTierTags: options.freeTierTags,
+    termsGate: options.termsGate,
     log,
   };
   const token = createTokenEndpoint({ db, auth, publicOrg: options.publicOrg });

@@ -1,6 +1,13 @@
 import { Code } from "@connectrpc/connect";
 import type { Kysely } from "kysely";
-import { createAuthenticator, type Grants, type TokenIssuer } from "../../auth/index.ts";
+import {
+  createAuthenticator,
+  type Grants,
+  type TokenClaims,
+  type TokenIssuer,
+} from "../../auth/index.ts";
+import { verifyStaticToken } from "../../auth/static-keys.ts";
+import { staticOf } from "../../auth/sts-exchange.ts";
 import { LadingError } from "../../errors/index.ts";
 import {
   allowedActions,
@@ -9,6 +16,7 @@ import {
   resolveRepoPath,
 } from "../../registry/registry-access.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
+import { isUidp } from "../../uidp/index.ts";
 import { OciError } from "./oci-error.ts";
 
 /** One entry of a registry token's `access` claim (Docker token spec). */
@@ -74,6 +82,8 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 300;
   const realm = `${options.registryUrl.replace(/\/+$/, "")}/token`;
   const authenticator = createAuthenticator({ db, tokens, audience });
+  const issuer = options.tokens.issuer;
+  const pullAudiences = [issuer, `${issuer}/`, new URL(issuer).host, audience];
 
   const challenge = (scope?: string, error?: string) =>
     [
@@ -89,11 +99,58 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
       headers: { "www-authenticate": challenge(scope, error) },
     });
 
+  async function pullTokenCaller(uid: string, jwt: string, scope?: string) {
+    const identity = await db
+      .selectFrom("identities")
+      .selectAll()
+      .where("uid", "=", uid)
+      .executeTakeFirst();
+    if (!identity?.issuer_keys) throw unauthorized("invalid pull token", scope, "invalid_token");
+    let claims: TokenClaims;
+    try {
+      const verified = await verifyStaticToken(jwt, staticOf(identity), pullAudiences);
+      const now = Math.floor(Date.now() / 1000);
+      claims = { ...verified, iss: tokens.issuer, sub: uid, aud: audience } as TokenClaims;
+      claims.exp = Math.min(Number(verified.exp), now + tokenTtlSeconds);
+    } catch (error) {
+      if (error instanceof LadingError) throw unauthorized(error.message, scope, "invalid_token");
+      throw error;
+    }
+    return ladingCaller(claims, scope);
+  }
+
+  async function ladingCaller(claims: TokenClaims, scope?: string): Promise<RegistryCaller> {
+    let grants: Grants;
+    try {
+      const principal = await authenticator.principalFor(claims);
+      grants = await principal.grants();
+    } catch (error) {
+      if (error instanceof LadingError && error.code === Code.Unauthenticated) {
+        throw unauthorized(error.message, scope, "invalid_token");
+      }
+      throw error;
+    }
+    return {
+      subject: claims.sub,
+      anonymous: false,
+      scoped: false,
+      grants,
+      access: [],
+      actions: (target: RepoPath) => allowedActions(grants, target),
+    };
+  }
+
   async function identify(authorization: string | undefined, scope?: string) {
+    const basic = basicCredentials(authorization);
+    if (basic && basic.user !== "_token" && isUidp(basic.user)) {
+      return pullTokenCaller(basic.user, basic.password, scope);
+    }
     const token = credentialToken(authorization);
     if (token === undefined) throw unauthorized("authentication required", scope);
-    if (token === "") throw unauthorized("Basic credentials need the user name _token", scope);
-    let claims: Awaited<ReturnType<TokenIssuer["verify"]>>;
+    if (token === "") {
+      throw unauthorized("Basic credentials need the user name _token or an identity uid", scope);
+    }
+    let claims: TokenClaims;
     try {
       claims = await tokens.verify(token, { audience });
     } catch (error) {
@@ -116,24 +173,7 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
           new Set(entries.filter((e) => e.name === target.path).flatMap((e) => e.actions)),
       } satisfies RegistryCaller;
     }
-    let grants: Grants;
-    try {
-      const principal = await authenticator.principalFor(claims);
-      grants = await principal.grants();
-    } catch (error) {
-      if (error instanceof LadingError && error.code === Code.Unauthenticated) {
-        throw unauthorized(error.message, scope, "invalid_token");
-      }
-      throw error;
-    }
-    return {
-      subject: claims.sub,
-      anonymous: false,
-      scoped: false,
-      grants,
-      access: [],
-      actions: (target: RepoPath) => allowedActions(grants, target),
-    } satisfies RegistryCaller;
+    return ladingCaller(claims, scope);
   }
 
   return {
@@ -190,6 +230,18 @@ function cachingVerifier(tokens: TokenIssuer, audience: string): TokenIssuer {
     return claims;
   };
   return { ...tokens, verify };
+}
+
+/** The user name and password of `Basic` credentials, or undefined. */
+export function basicCredentials(
+  authorization: string | undefined,
+): { user: string; password: string } | undefined {
+  const basic = /^Basic\s+(\S+)$/i.exec(authorization?.trim() ?? "");
+  if (!basic) return undefined;
+  const decoded = Buffer.from(basic[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon < 0) return undefined;
+  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
 /**

@@ -28,7 +28,9 @@ export interface TokenResponse {
 /**
  * `GET /token?service=<audience>&scope=repository:<name>:<actions>…` (Docker token spec).
  * Credentials: none (anonymous: pull on the public organisation only), `Basic _token:<Lading
- * token>` or `Bearer <Lading token>` for the registry audience (another audience → 403). Each
+ * token>` or `Bearer <Lading token>` for the registry audience (another audience → 403), or a
+ * pull token `Basic <static-key identity uid>:<JWT signed by its key>` (read at every request,
+ * so deleting the identity revokes it at once). Each
  * requested scope is granted the intersection of its actions with what the caller holds on
  * that one repository (`*` asks for everything held); a partial grant is not an error.
  */

@@ -13,7 +13,8 @@ import type { FieldMask } from "@bufbuild/protobuf/wkt";
 export declare const file_lading_iam_v2_identities: GenFile;
 
 /**
- * ClaimMatch names the upstream tokens accepted as an identity.
+ * ClaimMatch names the upstream tokens accepted as an identity. Exactly one of issuer and
+ * issuer_pattern, and exactly one of subject and subject_pattern.
  *
  * @generated from message lading.iam.v2.ClaimMatch
  */
@@ -31,6 +32,35 @@ export declare type ClaimMatch = Message<"lading.iam.v2.ClaimMatch"> & {
    * @generated from field: string subject = 2;
    */
   subject: string;
+
+  /**
+   * A JavaScript regular expression the whole iss must match (anchored). Only https issuers
+   * (http for loopback hosts) are ever contacted.
+   *
+   * @generated from field: string issuer_pattern = 3;
+   */
+  issuerPattern: string;
+
+  /**
+   * A JavaScript regular expression the whole sub must match (anchored).
+   *
+   * @generated from field: string subject_pattern = 4;
+   */
+  subjectPattern: string;
+
+  /**
+   * When set, the token's aud must include it (instead of Lading's own audiences).
+   *
+   * @generated from field: string audience = 5;
+   */
+  audience: string;
+
+  /**
+   * Extra claims; each must equal the token's claim of that name.
+   *
+   * @generated from field: map<string, string> claims = 6;
+   */
+  claims: { [key: string]: string };
 };
 
 /**
@@ -38,6 +68,54 @@ export declare type ClaimMatch = Message<"lading.iam.v2.ClaimMatch"> & {
  * Use `create(ClaimMatchSchema)` to create a new message.
  */
 export declare const ClaimMatchSchema: GenMessage<ClaimMatch>;
+
+/**
+ * StaticKeys accepts tokens signed by pinned keys, without contacting the issuer.
+ *
+ * @generated from message lading.iam.v2.StaticKeys
+ */
+export declare type StaticKeys = Message<"lading.iam.v2.StaticKeys"> & {
+  /**
+   * Required. Must equal the token's iss.
+   *
+   * @generated from field: string issuer = 1;
+   */
+  issuer: string;
+
+  /**
+   * Required. Must equal the token's sub.
+   *
+   * @generated from field: string subject = 2;
+   */
+  subject: string;
+
+  /**
+   * Required. A JWKS (JSON) of 1 to 10 public signing keys.
+   *
+   * @generated from field: string issuer_keys = 3;
+   */
+  issuerKeys: string;
+
+  /**
+   * When the identity stops being accepted. Default and maximum: 365 days after creation.
+   *
+   * @generated from field: string expiration_time = 4;
+   */
+  expirationTime: string;
+
+  /**
+   * At most one audience; when set, the token's aud must include it instead of Lading's.
+   *
+   * @generated from field: repeated string audiences = 5;
+   */
+  audiences: string[];
+};
+
+/**
+ * Describes the message lading.iam.v2.StaticKeys.
+ * Use `create(StaticKeysSchema)` to create a new message.
+ */
+export declare const StaticKeysSchema: GenMessage<StaticKeys>;
 
 /**
  * Identity is a user or workload.
@@ -86,9 +164,23 @@ export declare type Identity = Message<"lading.iam.v2.Identity"> & {
   updateTime: string;
 
   /**
+   * At most one of claim_match and static_keys; neither makes a plain identity.
+   *
    * @generated from field: lading.iam.v2.ClaimMatch claim_match = 7;
    */
   claimMatch?: ClaimMatch | undefined;
+
+  /**
+   * @generated from field: lading.iam.v2.StaticKeys static_keys = 8;
+   */
+  staticKeys?: StaticKeys | undefined;
+
+  /**
+   * Output only. Verified email of a signed-in user.
+   *
+   * @generated from field: string email = 9;
+   */
+  email: string;
 };
 
 /**
@@ -308,7 +400,7 @@ export declare const IdentitiesService: GenService<{
     output: typeof IdentitySchema;
   },
   /**
-   * UpdateIdentity changes name, description and claimMatch. Capability identity.update.
+   * UpdateIdentity changes name, description, claimMatch and staticKeys. Capability identity.update.
    *
    * @generated from rpc lading.iam.v2.IdentitiesService.UpdateIdentity
    */

@@ -11,7 +11,7 @@ import { file_lading_common_v2_list } from "../../common/v2/list_pb.js";
  * Describes the file lading/iam/v2/identities.proto.
  */
 export const file_lading_iam_v2_identities = /*@__PURE__*/
-  fileDesc("Ch5sYWRpbmcvaWFtL3YyL2lkZW50aXRpZXMucHJvdG8SDWxhZGluZy5pYW0udjIiLQoKQ2xhaW1NYXRjaBIOCgZpc3N1ZXIYASABKAkSDwoHc3ViamVjdBgCIAEoCSLEAQoISWRlbnRpdHkSCwoDdWlkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSGwoObGFzdF9zZWVuX3RpbWUYBCABKAlIAIgBARITCgtjcmVhdGVfdGltZRgFIAEoCRITCgt1cGRhdGVfdGltZRgGIAEoCRIuCgtjbGFpbV9tYXRjaBgHIAEoCzIZLmxhZGluZy5pYW0udjIuQ2xhaW1NYXRjaEIRCg9fbGFzdF9zZWVuX3RpbWUimAEKFUxpc3RJZGVudGl0aWVzUmVxdWVzdBIqCgR1aWRwGAEgASgLMhwubGFkaW5nLmNvbW1vbi52Mi5VSURQRmlsdGVyEgwKBG5hbWUYAiABKAkSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkSEAoIb3JkZXJfYnkYBSABKAkSDAoEc2tpcBgGIAEoBSKEAQoWTGlzdElkZW50aXRpZXNSZXNwb25zZRIrCgppZGVudGl0aWVzGAEgAygLMhcubGFkaW5nLmlhbS52Mi5JZGVudGl0eRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEwoLdG90YWxfY291bnQYAyABKAMSDwoHc2tpcHBlZBgEIAEoBSIhChJHZXRJZGVudGl0eVJlcXVlc3QSCwoDdWlkGAEgASgJIlIKFUNyZWF0ZUlkZW50aXR5UmVxdWVzdBIOCgZwYXJlbnQYASABKAkSKQoIaWRlbnRpdHkYAiABKAsyFy5sYWRpbmcuaWFtLnYyLklkZW50aXR5InMKFVVwZGF0ZUlkZW50aXR5UmVxdWVzdBIpCghpZGVudGl0eRgBIAEoCzIXLmxhZGluZy5pYW0udjIuSWRlbnRpdHkSLwoLdXBkYXRlX21hc2sYAiABKAsyGi5nb29nbGUucHJvdG9idWYuRmllbGRNYXNrIiQKFURlbGV0ZUlkZW50aXR5UmVxdWVzdBILCgN1aWQYASABKAkiGAoWRGVsZXRlSWRlbnRpdHlSZXNwb25zZTKRBQoRSWRlbnRpdGllc1NlcnZpY2USeQoOTGlzdElkZW50aXRpZXMSJC5sYWRpbmcuaWFtLnYyLkxpc3RJZGVudGl0aWVzUmVxdWVzdBolLmxhZGluZy5pYW0udjIuTGlzdElkZW50aXRpZXNSZXNwb25zZSIagtPkkwIUEhIvaWFtL3YyL2lkZW50aXRpZXMSbgoLR2V0SWRlbnRpdHkSIS5sYWRpbmcuaWFtLnYyLkdldElkZW50aXR5UmVxdWVzdBoXLmxhZGluZy5pYW0udjIuSWRlbnRpdHkiI4LT5JMCHRIbL2lhbS92Mi9pZGVudGl0aWVzL3t1aWQ9Kip9EoEBCg5DcmVhdGVJZGVudGl0eRIkLmxhZGluZy5pYW0udjIuQ3JlYXRlSWRlbnRpdHlSZXF1ZXN0GhcubGFkaW5nLmlhbS52Mi5JZGVudGl0eSIwgtPkkwIqOghpZGVudGl0eSIeL2lhbS92Mi9pZGVudGl0aWVzL3twYXJlbnQ9Kip9EocBCg5VcGRhdGVJZGVudGl0eRIkLmxhZGluZy5pYW0udjIuVXBkYXRlSWRlbnRpdHlSZXF1ZXN0GhcubGFkaW5nLmlhbS52Mi5JZGVudGl0eSI2gtPkkwIwOghpZGVudGl0eTIkL2lhbS92Mi9pZGVudGl0aWVzL3tpZGVudGl0eS51aWQ9Kip9EoIBCg5EZWxldGVJZGVudGl0eRIkLmxhZGluZy5pYW0udjIuRGVsZXRlSWRlbnRpdHlSZXF1ZXN0GiUubGFkaW5nLmlhbS52Mi5EZWxldGVJZGVudGl0eVJlc3BvbnNlIiOC0+STAh0qGy9pYW0vdjIvaWRlbnRpdGllcy97dWlkPSoqfWIGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_field_mask, file_lading_common_v2_list]);
+  fileDesc("Ch5sYWRpbmcvaWFtL3YyL2lkZW50aXRpZXMucHJvdG8SDWxhZGluZy5pYW0udjIi1gEKCkNsYWltTWF0Y2gSDgoGaXNzdWVyGAEgASgJEg8KB3N1YmplY3QYAiABKAkSFgoOaXNzdWVyX3BhdHRlcm4YAyABKAkSFwoPc3ViamVjdF9wYXR0ZXJuGAQgASgJEhAKCGF1ZGllbmNlGAUgASgJEjUKBmNsYWltcxgGIAMoCzIlLmxhZGluZy5pYW0udjIuQ2xhaW1NYXRjaC5DbGFpbXNFbnRyeRotCgtDbGFpbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIm4KClN0YXRpY0tleXMSDgoGaXNzdWVyGAEgASgJEg8KB3N1YmplY3QYAiABKAkSEwoLaXNzdWVyX2tleXMYAyABKAkSFwoPZXhwaXJhdGlvbl90aW1lGAQgASgJEhEKCWF1ZGllbmNlcxgFIAMoCSKDAgoISWRlbnRpdHkSCwoDdWlkGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSGwoObGFzdF9zZWVuX3RpbWUYBCABKAlIAIgBARITCgtjcmVhdGVfdGltZRgFIAEoCRITCgt1cGRhdGVfdGltZRgGIAEoCRIuCgtjbGFpbV9tYXRjaBgHIAEoCzIZLmxhZGluZy5pYW0udjIuQ2xhaW1NYXRjaBIuCgtzdGF0aWNfa2V5cxgIIAEoCzIZLmxhZGluZy5pYW0udjIuU3RhdGljS2V5cxINCgVlbWFpbBgJIAEoCUIRCg9fbGFzdF9zZWVuX3RpbWUimAEKFUxpc3RJZGVudGl0aWVzUmVxdWVzdBIqCgR1aWRwGAEgASgLMhwubGFkaW5nLmNvbW1vbi52Mi5VSURQRmlsdGVyEgwKBG5hbWUYAiABKAkSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkSEAoIb3JkZXJfYnkYBSABKAkSDAoEc2tpcBgGIAEoBSKEAQoWTGlzdElkZW50aXRpZXNSZXNwb25zZRIrCgppZGVudGl0aWVzGAEgAygLMhcubGFkaW5nLmlhbS52Mi5JZGVudGl0eRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEwoLdG90YWxfY291bnQYAyABKAMSDwoHc2tpcHBlZBgEIAEoBSIhChJHZXRJZGVudGl0eVJlcXVlc3QSCwoDdWlkGAEgASgJIlIKFUNyZWF0ZUlkZW50aXR5UmVxdWVzdBIOCgZwYXJlbnQYASABKAkSKQoIaWRlbnRpdHkYAiABKAsyFy5sYWRpbmcuaWFtLnYyLklkZW50aXR5InMKFVVwZGF0ZUlkZW50aXR5UmVxdWVzdBIpCghpZGVudGl0eRgBIAEoCzIXLmxhZGluZy5pYW0udjIuSWRlbnRpdHkSLwoLdXBkYXRlX21hc2sYAiABKAsyGi5nb29nbGUucHJvdG9idWYuRmllbGRNYXNrIiQKFURlbGV0ZUlkZW50aXR5UmVxdWVzdBILCgN1aWQYASABKAkiGAoWRGVsZXRlSWRlbnRpdHlSZXNwb25zZTKRBQoRSWRlbnRpdGllc1NlcnZpY2USeQoOTGlzdElkZW50aXRpZXMSJC5sYWRpbmcuaWFtLnYyLkxpc3RJZGVudGl0aWVzUmVxdWVzdBolLmxhZGluZy5pYW0udjIuTGlzdElkZW50aXRpZXNSZXNwb25zZSIagtPkkwIUEhIvaWFtL3YyL2lkZW50aXRpZXMSbgoLR2V0SWRlbnRpdHkSIS5sYWRpbmcuaWFtLnYyLkdldElkZW50aXR5UmVxdWVzdBoXLmxhZGluZy5pYW0udjIuSWRlbnRpdHkiI4LT5JMCHRIbL2lhbS92Mi9pZGVudGl0aWVzL3t1aWQ9Kip9EoEBCg5DcmVhdGVJZGVudGl0eRIkLmxhZGluZy5pYW0udjIuQ3JlYXRlSWRlbnRpdHlSZXF1ZXN0GhcubGFkaW5nLmlhbS52Mi5JZGVudGl0eSIwgtPkkwIqOghpZGVudGl0eSIeL2lhbS92Mi9pZGVudGl0aWVzL3twYXJlbnQ9Kip9EocBCg5VcGRhdGVJZGVudGl0eRIkLmxhZGluZy5pYW0udjIuVXBkYXRlSWRlbnRpdHlSZXF1ZXN0GhcubGFkaW5nLmlhbS52Mi5JZGVudGl0eSI2gtPkkwIwOghpZGVudGl0eTIkL2lhbS92Mi9pZGVudGl0aWVzL3tpZGVudGl0eS51aWQ9Kip9EoIBCg5EZWxldGVJZGVudGl0eRIkLmxhZGluZy5pYW0udjIuRGVsZXRlSWRlbnRpdHlSZXF1ZXN0GiUubGFkaW5nLmlhbS52Mi5EZWxldGVJZGVudGl0eVJlc3BvbnNlIiOC0+STAh0qGy9pYW0vdjIvaWRlbnRpdGllcy97dWlkPSoqfWIGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_field_mask, file_lading_common_v2_list]);
 
 /**
  * Describes the message lading.iam.v2.ClaimMatch.
@@ -21,60 +21,67 @@ export const ClaimMatchSchema = /*@__PURE__*/
   messageDesc(file_lading_iam_v2_identities, 0);
 
 /**
+ * Describes the message lading.iam.v2.StaticKeys.
+ * Use `create(StaticKeysSchema)` to create a new message.
+ */
+export const StaticKeysSchema = /*@__PURE__*/
+  messageDesc(file_lading_iam_v2_identities, 1);
+
+/**
  * Describes the message lading.iam.v2.Identity.
  * Use `create(IdentitySchema)` to create a new message.
  */
 export const IdentitySchema = /*@__PURE__*/
-  messageDesc(file_lading_iam_v2_identities, 1);
+  messageDesc(file_lading_iam_v2_identities, 2);
 
 /**
  * Describes the message lading.iam.v2.ListIdentitiesRequest.
  * Use `create(ListIdentitiesRequestSchema)` to create a new message.
  */
 export const ListIdentitiesRequestSchema = /*@__PURE__*/
-  messageDesc(file_lading_iam_v2_identities, 2);
+  messageDesc(file_lading_iam_v2_identities, 3);
 
 /**
  * Describes the message lading.iam.v2.ListIdentitiesResponse.
  * Use `create(ListIdentitiesResponseSchema)` to create a new message.
  */
 export const ListIdentitiesResponseSchema = /*@__PURE__*/
-  messageDesc(file_lading_iam_v2_identities, 3);
+  messageDesc(file_lading_iam_v2_identities, 4);
 
 /**
  * Describes the message lading.iam.v2.GetIdentityRequest.
  * Use `create(GetIdentityRequestSchema)` to create a new message.
  */
 export const GetIdentityRequestSchema = /*@__PURE__*/
-  messageDesc(file_lading_iam_v2_identities, 4);
+  messageDesc(file_lading_iam_v2_identities, 5);
 
 /**
  * Describes the message lading.iam.v2.CreateIdentityRequest.
  * Use `create(CreateIdentityRequestSchema)` to create a new message.
  */
 export const CreateIdentityRequestSchema = /*@__PURE__*/
-  messageDesc(file_lading_iam_v2_identities, 5);
+  messageDesc(file_lading_iam_v2_identities, 6);
 
 /**
  * Describes the message lading.iam.v2.UpdateIdentityRequest.
  * Use `create(UpdateIdentityRequestSchema)` to create a new message.
  */
 export const UpdateIdentityRequestSchema = /*@__PURE__*/
-  messageDesc(file_lading_iam_v2_identities, 6);
+  messageDesc(file_lading_iam_v2_identities, 7);
 
 /**
  * Describes the message lading.iam.v2.DeleteIdentityRequest.
  * Use `create(DeleteIdentityRequestSchema)` to create a new message.
  */
 export const DeleteIdentityRequestSchema = /*@__PURE__*/
-  messageDesc(file_lading_iam_v2_identities, 7);
+  messageDesc(file_lading_iam_v2_identities, 8);
 
 /**
  * Describes the message lading.iam.v2.DeleteIdentityResponse.
  * Use `create(DeleteIdentityResponseSchema)` to create a new message.
  */
 export const DeleteIdentityResponseSchema = /*@__PURE__*/
-  messageDesc(file_lading_iam_v2_identities, 8);
+  messageDesc(file_lading_iam_v2_identities, 9);
 
 /**
  * IdentitiesService manages identities: users and workloads that hold role bindings.

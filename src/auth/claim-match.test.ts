@@ -1,0 +1,61 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { claimEquals, isIssuerUrl, matchesExactOrPattern, unmatchedClaim } from "./claim-match.ts";
+import { issuerKeysProblem } from "./static-keys.ts";
+
+test("patterns match whole values only, and an exact value wins over a pattern", () => {
+  assert.equal(
+    matchesExactOrPattern("https://a.example/x", "", "https://a\\.example/[a-z]+"),
+    true,
+  );
+  assert.equal(
+    matchesExactOrPattern("https://a.example/x.evil", "", "https://a\\.example/[a-z]+"),
+    false,
+  );
+  assert.equal(
+    matchesExactOrPattern("xhttps://a.example/x", "", "https://a\\.example/[a-z]+"),
+    false,
+  );
+  assert.equal(matchesExactOrPattern("b", "", "a|b"), true);
+  assert.equal(matchesExactOrPattern("ab", "", "a|b"), false);
+  assert.equal(matchesExactOrPattern("s", "s", "x"), true);
+  assert.equal(matchesExactOrPattern("s", "", ""), false);
+  assert.equal(matchesExactOrPattern("s", "", "("), false);
+});
+
+test("claims compare strings as they are and other JSON values by their JSON form", () => {
+  assert.equal(claimEquals("acme", "acme"), true);
+  assert.equal(claimEquals(2, "2"), true);
+  assert.equal(claimEquals(true, "true"), true);
+  assert.equal(claimEquals(["a"], '["a"]'), true);
+  assert.equal(claimEquals(undefined, ""), false);
+  assert.equal(claimEquals(null, "null"), true);
+  const match = { issuer: "i", subject: "s", claims: { a: "1", b: "x" } };
+  assert.equal(unmatchedClaim(match, { a: 1, b: "x" }), undefined);
+  assert.equal(unmatchedClaim(match, { a: 1 }), "b");
+});
+
+test("only https issuers, or http on loopback, without query, fragment or credentials", () => {
+  assert.equal(isIssuerUrl("https://token.example.com"), true);
+  assert.equal(isIssuerUrl("http://127.0.0.1:8080"), true);
+  assert.equal(isIssuerUrl("http://token.example.com"), false);
+  assert.equal(isIssuerUrl("https://token.example.com?x=1"), false);
+  assert.equal(isIssuerUrl("https://user:pw@token.example.com"), false);
+});
+
+test("issuer keys must be 1 to 10 public asymmetric keys", () => {
+  const ec = { kty: "EC", crv: "P-256", x: "x", y: "y" };
+  assert.equal(issuerKeysProblem(JSON.stringify({ keys: [ec] })), undefined);
+  assert.match(issuerKeysProblem(JSON.stringify({ keys: [{ ...ec, d: "d" }] })) ?? "", /public/);
+  assert.match(
+    issuerKeysProblem(JSON.stringify({ keys: [{ kty: "oct", k: "a" }] })) ?? "",
+    /public/,
+  );
+  assert.match(issuerKeysProblem(JSON.stringify({ keys: [{ ...ec, crv: "P-192" }] })) ?? "", /crv/);
+  assert.match(
+    issuerKeysProblem(JSON.stringify({ keys: [{ kty: "RSA", n: "AQAB", e: "AQAB" }] })) ?? "",
+    /2048/,
+  );
+  assert.match(issuerKeysProblem(JSON.stringify({ keys: [{ ...ec, use: "enc" }] })) ?? "", /use/);
+  assert.match(issuerKeysProblem("[]") ?? "", /1 to 10/);
+});

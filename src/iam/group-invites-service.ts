@@ -1,0 +1,190 @@
+import { randomBytes } from "node:crypto";
+import { create } from "@bufbuild/protobuf";
+import {
+  failedPrecondition,
+  invalidArgument,
+  notFound,
+  permissionDenied,
+} from "../errors/index.ts";
+import {
+  type GroupInvite,
+  GroupInviteSchema,
+  GroupInvitesService,
+} from "../gen/lading/iam/v2/group_invites_pb.js";
+import type { ListSpec } from "../lists/index.ts";
+import {
+  type BoundService,
+  bindService,
+  type Call,
+  now,
+  scopesOf,
+  Violations,
+} from "../rpc/index.ts";
+import type { GroupInvitesTable } from "../store/metadata/index.ts";
+import { newChildUid } from "../uidp/index.ts";
+import { isUniqueViolation } from "./groups-service.ts";
+import { type IamContext, iamDomain } from "./iam-context.ts";
+import { acceptInvite, inviteCodeHash } from "./invite-accept.ts";
+import { grantableRole, requireRoleCapabilities } from "./role-grant.ts";
+import { findVisible, requireParentGroup } from "./visible-rows.ts";
+
+/** Shortest invite lifetime, in seconds (1 minute). */
+export const minInviteTtlSeconds = 60;
+/** Longest invite lifetime, in seconds (30 days). */
+export const maxInviteTtlSeconds = 30 * 24 * 3600;
+/** Every invite code starts with this, so leaked codes are recognisable (secret scanners). */
+export const inviteCodePrefix = "lgi_";
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+const listSpec: ListSpec<"group_invites"> = {
+  table: "group_invites",
+  domain: iamDomain,
+  fields: { uid: { column: "uid" }, created_at: { column: "create_time" } },
+  defaultField: "created_at",
+};
+
+/**
+ * The GroupInvitesService implementation. An invite's code is returned once, by Create; only
+ * its SHA-256 is stored, with a short key id that List and Get show (docs/invites-and-terms.md).
+ */
+export function createGroupInvitesService(ctx: IamContext): BoundService {
+  const { db } = ctx;
+
+  async function hydrate(rows: GroupInvitesTable[]): Promise<GroupInvite[]> {
+    if (rows.length === 0) return [];
+    const roles = await db
+      .selectFrom("roles")
+      .select(["uid", "name", "description"])
+      .where("uid", "in", [...new Set(rows.map((r) => r.role_uid))])
+      .execute();
+    const byUid = new Map(roles.map((r) => [r.uid, r]));
+    return rows.map((row) =>
+      create(GroupInviteSchema, {
+        uid: row.uid,
+        roleUid: row.role_uid,
+        role: byUid.get(row.role_uid),
+        email: row.email,
+        expirationTime: row.expire_time,
+        singleUse: Number(row.single_use) === 1,
+        keyId: row.key_id,
+        createTime: row.create_time,
+      }),
+    );
+  }
+
+  const visibleInvite = (call: Call, uid: string, act?: string) =>
+    findVisible(ctx, call, {
+      table: "group_invites",
+      uid,
+      field: "uid",
+      see: "group_invites.list",
+      act,
+      resourceType: "group invite",
+    });
+
+  /** Validates the body; returns the ttl in milliseconds and the normalised email. */
+  function validate(input: GroupInvite): { ttlMs: number; email: string } {
+    const v = new Violations();
+    if (input.roleUid === "") v.add("group_invite.role_uid", "is required");
+    else v.uid("group_invite.role_uid", input.roleUid);
+    const ttl = input.ttl;
+    const seconds = ttl ? Number(ttl.seconds) + ttl.nanos / 1e9 : 0;
+    if (!ttl) v.add("group_invite.ttl", "is required");
+    else if (seconds < minInviteTtlSeconds || seconds > maxInviteTtlSeconds) {
+      v.add(
+        "group_invite.ttl",
+        `must be between ${minInviteTtlSeconds}s and ${maxInviteTtlSeconds}s`,
+      );
+    }
+    const email = input.email.trim().toLowerCase();
+    if (email !== "" && (email.length > 254 || !EMAIL.test(email))) {
+      v.add("group_invite.email", "must be an email address");
+    }
+    if (!v.empty) throw invalidArgument(iamDomain, v.list);
+    return { ttlMs: Math.round(seconds * 1000), email };
+  }
+
+  /** The role must be built-in or defined on the group or an ancestor, and grantable by the caller. */
+  async function checkRole(call: Call, group: string, roleUid: string) {
+    const v = new Violations();
+    const role = await grantableRole(ctx, v, "group_invite.role_uid", roleUid, group);
+    if (!role) throw invalidArgument(iamDomain, v.list);
+    await requireRoleCapabilities(call, role, group);
+  }
+
+  return bindService(GroupInvitesService, {
+    async listGroupInvites(req, call) {
+      if (req.keyId !== "" && !/^[0-9a-f]{8}$/.test(req.keyId)) {
+        throw invalidArgument(iamDomain, [
+          { field: "key_id", description: "must be 8 hex digits" },
+        ]);
+      }
+      const page = await ctx.lists.list(listSpec, {
+        parameters: { ...req, orderBy: req.orderBy || "created_at desc" },
+        filters: { key_id: req.keyId },
+        visible: { scopes: await scopesOf(call, "group_invites.list") },
+        caller: call.principal?.identityUid ?? "",
+      });
+      return { ...page, groupInvites: await hydrate(page.rows) };
+    },
+
+    async getGroupInvite(req, call) {
+      const row = await visibleInvite(call, req.uid);
+      if (!row) throw notFound(iamDomain, "group invite", req.uid);
+      return (await hydrate([row]))[0];
+    },
+
+    async createGroupInvite(req, call) {
+      const input = req.groupInvite ?? create(GroupInviteSchema);
+      const v = new Violations().uid("parent", req.parent);
+      if (!v.empty) throw invalidArgument(iamDomain, v.list);
+      await requireParentGroup(ctx, call, req.parent, "group_invites.create");
+      const grants = await call.principal?.grants();
+      if (!grants?.can("role_bindings.create", req.parent)) {
+        throw permissionDenied(iamDomain, `role_bindings.create is required on ${req.parent}`);
+      }
+      const { ttlMs, email } = validate(input);
+      await checkRole(call, req.parent, input.roleUid);
+      const time = now();
+      for (let attempt = 0; ; attempt++) {
+        const code = `${inviteCodePrefix}${randomBytes(32).toString("base64url")}`;
+        const row: GroupInvitesTable = {
+          uid: newChildUid(req.parent),
+          parent_uid: req.parent,
+          role_uid: input.roleUid,
+          email,
+          key_id: randomBytes(4).toString("hex"),
+          code_hash: inviteCodeHash(code),
+          single_use: input.singleUse ? 1 : 0,
+          used_time: null,
+          expire_time: new Date(Date.parse(time) + ttlMs).toISOString(),
+          create_time: time,
+          update_time: time,
+        };
+        try {
+          await db.insertInto("group_invites").values(row).execute();
+        } catch (error) {
+          if (isUniqueViolation(error) && attempt < 3) continue;
+          throw error;
+        }
+        return { ...(await hydrate([row]))[0], code };
+      }
+    },
+
+    /** Idempotent (AIP-135): deleting an invite that is already gone succeeds. */
+    async deleteGroupInvite(req, call) {
+      await visibleInvite(call, req.uid, "group_invites.delete");
+      await db.deleteFrom("group_invites").where("uid", "=", req.uid).execute();
+      return {};
+    },
+
+    async acceptGroupInvite(req, call) {
+      if (req.code === "") {
+        throw invalidArgument(iamDomain, [{ field: "code", description: "is required" }]);
+      }
+      if (!call.principal) throw failedPrecondition(iamDomain, "an identity is required", []);
+      return { roleBinding: await acceptInvite(db, call.principal.identityUid, req.code) };
+    },
+  });
+}
