@@ -1,32 +1,102 @@
-import { admin } from "./commands/admin.ts";
-import { serve } from "./commands/serve.ts";
+import { CliError } from "./api-client.ts";
+import { type GlobalFlags, resolveCliContext, UsageError } from "./cli-context.ts";
+import { type CommandNode, type GroupNode, helpFor, parseVerbArgs } from "./command-spec.ts";
+import { commandTable } from "./command-table.ts";
 
-const usage = `lading: a self-hostable container platform
-
-usage:
-  lading serve [--data-dir DIR] [--api-listen HOST:PORT] [--api-url URL] [--database-url URL]
-               [--tls-cert FILE --tls-key FILE] [--log-level LEVEL]
-  lading admin migrate | bootstrap | token   (lading admin for details)
-
-Each flag has an environment variable: LADING_DATA_DIR, LADING_API_LISTEN, LADING_API_URL,
-LADING_DATABASE_URL, LADING_TLS_CERT, LADING_TLS_KEY, LADING_LOG_LEVEL.
-`;
-
-/** Runs the CLI and returns the exit code. */
-export async function main(args: string[]): Promise<number> {
-  const [command, ...rest] = args;
-  try {
-    if (command === "serve") return await serve(rest);
-    if (command === "admin") return await admin(rest);
-    if (command === "help" || command === "--help" || command === "-h") {
-      process.stdout.write(usage);
-      return 0;
+/** The global flags taken out of `args` wherever they stand, and the rest. */
+export function splitGlobalFlags(args: string[]): {
+  globals: GlobalFlags;
+  remaining: string[];
+  help: boolean;
+} {
+  const globals: GlobalFlags = {};
+  const remaining: string[] = [];
+  let help = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--") {
+      remaining.push(...args.slice(i));
+      break;
     }
-    process.stderr.write(usage);
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    const key =
+      name === "--api"
+        ? "api"
+        : name === "--registry"
+          ? "registry"
+          : name === "-o" || name === "--output"
+            ? "output"
+            : undefined;
+    if (key) {
+      const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
+      if (value === undefined) throw new UsageError(`${name} needs a value`);
+      globals[key] = value;
+    } else if (arg.startsWith("-o") && arg.length > 2 && !arg.startsWith("--")) {
+      globals.output = arg.slice(2);
+    } else if (arg === "-h" || arg === "--help") help = true;
+    else remaining.push(arg);
+  }
+  return { globals, remaining, help };
+}
+
+/** Walks the command words; returns the node reached, its path and the arguments left. */
+function locate(words: string[]): { node: CommandNode; path: string[]; rest: string[] } {
+  let node: CommandNode = commandTable;
+  const path: string[] = [];
+  let i = 0;
+  while (node.kind === "group" && i < words.length) {
+    const word = words[i];
+    const child: CommandNode | undefined = node.children.find((c) => c.name === word);
+    if (!child) {
+      if (word.startsWith("-")) break;
+      const where = path.length ? `lading ${path.join(" ")}` : "lading";
+      throw new UsageError(`unknown command "${word}" for ${where} (see ${where} --help)`);
+    }
+    node = child;
+    path.push(word);
+    i++;
+  }
+  return { node, path, rest: words.slice(i) };
+}
+
+async function dispatch(args: string[]): Promise<number> {
+  const first = args[0];
+  const raw = commandTable.children.find((c) => c.name === first && c.kind === "raw");
+  if (raw?.kind === "raw") return raw.run(args.slice(1));
+  if (first === "help") return dispatch([...args.slice(1), "--help"]);
+  const { globals, remaining, help } = splitGlobalFlags(args);
+  const { node, path, rest } = locate(remaining);
+  if (node.kind === "delegate") {
+    return node.run(
+      help ? [...rest, "--help"] : rest,
+      await resolveCliContext(globals, process.env),
+    );
+  }
+  if (help) {
+    process.stdout.write(helpFor(node as GroupNode, path));
+    return 0;
+  }
+  if (node.kind !== "verb") {
+    process.stderr.write(helpFor(node as GroupNode, path));
     return 2;
+  }
+  const parsed = parseVerbArgs(node, rest);
+  const ctx = await resolveCliContext(globals, process.env);
+  return (await node.run(ctx, parsed)) ?? 0;
+}
+
+/** Runs the CLI and returns the exit code: 0 ok, 1 error, 2 usage error. */
+export async function main(args: string[]): Promise<number> {
+  try {
+    return await dispatch(args);
   } catch (error) {
+    if (error instanceof CliError) {
+      process.stderr.write(`${error.lines.join("\n")}\n`);
+      return 1;
+    }
     const e = error as { code?: string; message?: string };
     process.stderr.write(`lading: ${e.message ?? String(error)}\n`);
-    return e.code?.startsWith("ERR_PARSE_ARGS") ? 2 : 1;
+    return error instanceof UsageError || e.code?.startsWith("ERR_PARSE_ARGS") ? 2 : 1;
   }
 }

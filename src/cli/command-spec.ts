@@ -1,0 +1,146 @@
+import { parseArgs } from "node:util";
+import { type CliContext, UsageError } from "./cli-context.ts";
+
+/** One flag of a verb. */
+export interface FlagSpec {
+  /** Long name without the dashes. */
+  name: string;
+  /** Boolean flags take no value; string flags do (default string). */
+  type?: "string" | "boolean";
+  /** May be given several times. */
+  multiple?: boolean;
+  /** Placeholder shown in help (default VALUE). */
+  value?: string;
+  /** One line of help. */
+  help: string;
+  /** Must be given. */
+  required?: boolean;
+  /** The allowed values (checked, and offered by completion). */
+  choices?: readonly string[];
+}
+
+/** Parsed verb arguments: flag values by long name, and positionals. */
+export interface ParsedArgs {
+  flags: Record<string, string | boolean | string[] | undefined>;
+  args: string[];
+}
+
+/** A command that runs: `lading iam groups list`. */
+export interface VerbNode {
+  kind: "verb";
+  name: string;
+  summary: string;
+  /** Positional arguments in help, e.g. "UID" or "DOC...". */
+  args?: string;
+  /** Fewest and most positionals (default 0 and 0). */
+  minArgs?: number;
+  maxArgs?: number;
+  flags: FlagSpec[];
+  /** Example command lines for help. */
+  examples?: string[];
+  run(ctx: CliContext, parsed: ParsedArgs): Promise<number | undefined>;
+}
+
+/** A group of commands: `lading iam`, `lading iam groups`. */
+export interface GroupNode {
+  kind: "group";
+  name: string;
+  summary: string;
+  children: CommandNode[];
+}
+
+/** A command group implemented elsewhere that parses its own arguments (auth). */
+export interface DelegateNode {
+  kind: "delegate";
+  name: string;
+  summary: string;
+  /** Its verbs and flags, for top-level help and completion. */
+  children: VerbNode[];
+  run(args: string[], ctx: CliContext): Promise<number>;
+}
+
+/** A command that parses its own arguments and needs no context (serve, admin). */
+export interface RawNode {
+  kind: "raw";
+  name: string;
+  summary: string;
+  /** Its sub-commands and flags, for completion. */
+  words: string[];
+  flags: string[];
+  run(args: string[]): Promise<number>;
+}
+
+/** Any node of the command table. */
+export type CommandNode = VerbNode | GroupNode | DelegateNode | RawNode;
+
+/** A verb's flag values, typed. */
+export function flagText(parsed: ParsedArgs, name: string): string | undefined {
+  const value = parsed.flags[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** A repeated flag's values. */
+export function flagList(parsed: ParsedArgs, name: string): string[] {
+  const value = parsed.flags[name];
+  return Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
+}
+
+/** Parses a verb's arguments: unknown flags, missing required flags and bad counts are usage errors. */
+export function parseVerbArgs(verb: VerbNode, args: string[]): ParsedArgs {
+  const options: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = {};
+  for (const flag of verb.flags) {
+    options[flag.name] = { type: flag.type ?? "string", multiple: flag.multiple === true };
+  }
+  const { values, positionals } = parseArgs({
+    args,
+    options,
+    strict: true,
+    allowPositionals: true,
+  });
+  const parsed: ParsedArgs = { flags: values as ParsedArgs["flags"], args: positionals };
+  for (const flag of verb.flags) {
+    const given = parsed.flags[flag.name];
+    if (flag.required && (given === undefined || given === "")) {
+      throw new UsageError(`--${flag.name} ${flag.value ?? "VALUE"} is required`);
+    }
+    if (flag.choices && typeof given === "string" && !flag.choices.includes(given)) {
+      throw new UsageError(`--${flag.name} must be one of ${flag.choices.join(", ")}`);
+    }
+  }
+  const min = verb.minArgs ?? 0;
+  const max = verb.maxArgs ?? min;
+  if (positionals.length < min) throw new UsageError(`missing ${verb.args ?? "argument"}`);
+  if (positionals.length > max) throw new UsageError(`unexpected argument: ${positionals[max]}`);
+  return parsed;
+}
+
+const globalFlagsHelp = `global flags (before or after the command words):
+  --api URL              Lading API URL (LADING_API_URL, config api; default http://127.0.0.1:8080)
+  --registry URL         registry URL (LADING_REGISTRY_URL, config registry; default http://127.0.0.1:5000)
+  -o, --output FORMAT    table, json or id (LADING_OUTPUT, config output; default table)
+  -h, --help             this help
+`;
+
+function columns(rows: [string, string][]): string {
+  const width = Math.max(0, ...rows.map(([left]) => left.length)) + 2;
+  return rows.map(([left, right]) => `  ${left.padEnd(width)}${right}\n`).join("");
+}
+
+/** Help for `node` reached through `path` (the command words). */
+export function helpFor(node: CommandNode | GroupNode, path: string[]): string {
+  const prefix = ["lading", ...path].join(" ");
+  if (node.kind === "verb") {
+    const usage = `usage: ${prefix}${node.args ? ` ${node.args}` : ""}${node.flags.length ? " [flags]" : ""}\n`;
+    const flags = node.flags.map((f): [string, string] => [
+      `--${f.name}${f.type === "boolean" ? "" : ` ${f.value ?? "VALUE"}`}`,
+      `${f.help}${f.required ? " (required)" : ""}${f.multiple ? " (repeatable)" : ""}`,
+    ]);
+    const examples = node.examples?.length
+      ? `\nexamples:\n${node.examples.map((e) => `  ${e}\n`).join("")}`
+      : "";
+    return `${node.summary}\n\n${usage}${flags.length ? `\nflags:\n${columns(flags)}` : ""}${examples}\n${globalFlagsHelp}`;
+  }
+  const children = "children" in node ? node.children : [];
+  const list = columns(children.map((c): [string, string] => [c.name, c.summary]));
+  return `${node.summary}\n\nusage: ${prefix} <command> [flags]\n\ncommands:\n${list}\n${globalFlagsHelp}Run \`${prefix} <command> --help\` for a command's flags.\n`;
+}

@@ -1,0 +1,202 @@
+import { readFile } from "node:fs/promises";
+import { type ApiClient, CliError, type Json, send } from "../api-client.ts";
+import { type CliContext, UsageError } from "../cli-context.ts";
+import { flagText, type ParsedArgs, type VerbNode } from "../command-spec.ts";
+import { type Column, field, printList } from "../output.ts";
+import { type Change, type ResourceDef, setIfGiven } from "./crud.ts";
+import { looksLikeUid } from "./roles.ts";
+
+/** The uid of a repo given as a uid or as its registry path `<org>/<image>`. */
+export async function resolveRepo(api: ApiClient, text: string): Promise<string> {
+  if (looksLikeUid(text)) return text;
+  const slash = text.indexOf("/");
+  if (slash <= 0) throw new UsageError(`--repo: give a repo uid or <org>/<image>, got "${text}"`);
+  const org = text.slice(0, slash);
+  const name = text.slice(slash + 1);
+  const groups = ((await api.get("/iam/v2/groups", { name: org, page_size: 200 })).groups ??
+    []) as Json[];
+  const root = groups.find((g) => !String(g.uid).includes("/"));
+  if (!root) throw new CliError([`lading: no organisation named "${org}"`]);
+  const repos = ((
+    await api.get("/registry/v2/repos", { name, "uidp.descendants_of": String(root.uid) })
+  ).repos ?? []) as Json[];
+  if (repos.length === 0) throw new CliError([`lading: no repository ${text}`]);
+  return String(repos[0].uid);
+}
+
+async function readme(p: ParsedArgs): Promise<string | undefined> {
+  const file = flagText(p, "readme-file");
+  return file === undefined ? undefined : readFile(file, "utf8");
+}
+
+/** `lading images repos`. */
+export const repos: ResourceDef = {
+  name: "repos",
+  summary: "Repositories (an image path <org>/<name> under a group)",
+  collection: "/registry/v2/repos",
+  listKey: "repos",
+  columns: [
+    field("uid", "uid"),
+    field("name", "name"),
+    field("description", "description"),
+    field("created", "createTime"),
+    field("updated", "updateTime"),
+  ],
+  create: {
+    flags: [
+      { name: "parent", value: "GROUP", help: "the group uid to create it in", required: true },
+      {
+        name: "name",
+        value: "NAME",
+        help: "the path below the organisation, e.g. tools/app",
+        required: true,
+      },
+      { name: "description", value: "TEXT", help: "a description" },
+      { name: "readme-file", value: "FILE", help: "a Markdown README" },
+    ],
+    examples: ["lading images repos create --parent $ORG --name app --description 'The app'"],
+    async build(p) {
+      const body: Json = {
+        name: flagText(p, "name"),
+        description: flagText(p, "description") ?? "",
+        readme: (await readme(p)) ?? "",
+      };
+      return { parent: flagText(p, "parent") ?? "", body };
+    },
+  },
+  update: {
+    flags: [
+      { name: "description", value: "TEXT", help: "a new description" },
+      { name: "readme-file", value: "FILE", help: "a new README" },
+    ],
+    async build(p) {
+      const change: Required<Change> = { body: {}, mask: [] };
+      setIfGiven(change, "description", flagText(p, "description"));
+      return setIfGiven(change, "readme", await readme(p));
+    },
+  },
+};
+
+const tagColumns: Column[] = [
+  field("uid", "uid"),
+  field("name", "name"),
+  field("digest", "digest"),
+  { header: "deprecated", value: (r) => (r.deprecated ? "yes" : "no") },
+  field("updated", "updateTime"),
+];
+
+/** `lading images tags` (--repo takes a repo uid or <org>/<image>). */
+export const tags: ResourceDef = {
+  name: "tags",
+  summary: "Tags of a repository",
+  collection: "/registry/v2/tags",
+  listKey: "tags",
+  columns: tagColumns,
+  standardFilters: false,
+  listFilters: [
+    { name: "repo", value: "REPO", help: "repo uid or <org>/<image>", required: true },
+    { name: "name", value: "TAG", help: "only this tag" },
+    { name: "digest", value: "DIGEST", help: "only tags pointing at this digest" },
+  ],
+  listQuery: async (p, api) => ({
+    "uidp.children_of": await resolveRepo(api, flagText(p, "repo") ?? ""),
+    name: flagText(p, "name"),
+    digest: flagText(p, "digest"),
+  }),
+  create: {
+    flags: [
+      { name: "repo", value: "REPO", help: "repo uid or <org>/<image>", required: true },
+      { name: "name", value: "TAG", help: "the tag", required: true },
+      { name: "digest", value: "DIGEST", help: "the manifest it points at", required: true },
+    ],
+    examples: ["lading images tags create --repo acme/app --name stable --digest sha256:…"],
+    async build(p, api) {
+      return {
+        parent: await resolveRepo(api, flagText(p, "repo") ?? ""),
+        body: { name: flagText(p, "name"), digest: flagText(p, "digest") },
+      };
+    },
+  },
+  update: {
+    flags: [
+      { name: "deprecated", type: "boolean", help: "mark the tag deprecated" },
+      { name: "no-deprecated", type: "boolean", help: "clear the deprecated mark" },
+    ],
+    async build(p) {
+      const change: Required<Change> = { body: {}, mask: [] };
+      const deprecated = p.flags.deprecated ? true : p.flags["no-deprecated"] ? false : undefined;
+      return setIfGiven(change, "deprecated", deprecated);
+    },
+  },
+};
+
+/** Splits `<org>/<image>:<tag>`. */
+export function parseTagReference(text: string): { name: string; tag: string } {
+  const colon = text.lastIndexOf(":");
+  if (colon <= text.lastIndexOf("/") || colon <= 0 || !text.slice(0, colon).includes("/")) {
+    throw new UsageError(`expected <org>/<image>:<tag>, got "${text}"`);
+  }
+  return { name: text.slice(0, colon), tag: text.slice(colon + 1) };
+}
+
+async function registryJson(ctx: CliContext, path: string): Promise<Json> {
+  const token = await ctx.token(ctx.registryAudience);
+  const res = await send(
+    `${ctx.registryUrl}${path}`,
+    { headers: { authorization: `Bearer ${token}` } },
+    "registry",
+  );
+  const body = (await res.json().catch(() => ({}))) as Json;
+  if (res.ok) return body;
+  const errors = (body.errors as Json[] | undefined) ?? [];
+  throw new CliError(
+    errors.length
+      ? errors.map((e, i) => `${i === 0 ? "lading: " : "  "}${e.code}: ${e.message}`)
+      : [`lading: registry answered HTTP ${res.status}`],
+  );
+}
+
+/** `lading images history <org>/<image>:<tag>`. */
+export const history: VerbNode = {
+  kind: "verb",
+  name: "history",
+  summary: "Show what a tag pointed to over time (oldest first)",
+  args: "<org>/<image>:<tag>",
+  minArgs: 1,
+  flags: [
+    { name: "start", value: "TIME", help: "from this ISO time (inclusive)" },
+    { name: "end", value: "TIME", help: "until this ISO time (inclusive)" },
+    { name: "pin", type: "boolean", help: "print <registry>/<org>/<image>@<digest> references" },
+  ],
+  examples: [
+    "lading images history acme/app:latest",
+    "lading images history acme/app:latest --end 2026-06-01T00:00:00Z --pin | tail -n 1",
+  ],
+  async run(ctx, parsed) {
+    const { name, tag } = parseTagReference(parsed.args[0]);
+    const query = new URLSearchParams();
+    for (const key of ["start", "end"]) {
+      const value = flagText(parsed, key);
+      if (value) query.set(key, value);
+    }
+    const suffix = query.size ? `?${query}` : "";
+    const answer = await registryJson(
+      ctx,
+      `/v2/${name}/_lading/history/${encodeURIComponent(tag)}${suffix}`,
+    );
+    const rows = (answer.history as Json[] | undefined) ?? [];
+    if (parsed.flags.pin && ctx.output !== "json") {
+      const host = new URL(ctx.registryUrl).host;
+      ctx.stdout.write(rows.map((r) => `${host}/${name}@${r.digest}\n`).join(""));
+      return 0;
+    }
+    printList(
+      ctx,
+      rows,
+      [field("time", "updateTimestamp"), field("digest", "digest")],
+      answer,
+      "digest",
+    );
+    return 0;
+  },
+};

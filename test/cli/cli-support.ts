@@ -1,0 +1,112 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { browserSignIn } from "../support/browser-sign-in.ts";
+
+const cli = new URL("../../bin/lading.js", import.meta.url).pathname;
+
+/** One finished CLI run. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** What a run feeds the process and watches. */
+export interface RunOptions {
+  /** Written to standard input (which is closed either way). */
+  stdin?: string;
+  /** Sees standard error, all of it so far, as it arrives. */
+  onStderr?: (text: string) => void;
+}
+
+/** A CLI runner with a private HOME and config dir. */
+export interface CliRunner {
+  home: string;
+  env: Record<string, string>;
+  run(
+    args: string[],
+    extraEnv?: Record<string, string | undefined>,
+    options?: RunOptions,
+  ): Promise<CliRun>;
+  /** Runs and fails with its stderr unless the exit code is 0; returns stdout. */
+  ok(...args: string[]): Promise<string>;
+  cleanup(): Promise<void>;
+}
+
+/** Runs bin/lading.js as a real process with `env` (plus HOME and XDG_CONFIG_HOME in a temp dir). */
+export async function cliRunner(env: Record<string, string> = {}): Promise<CliRunner> {
+  const home = await mkdtemp(join(tmpdir(), "lading-cli-"));
+  const base: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    ...env,
+  };
+  const runner: CliRunner = {
+    home,
+    env: base,
+    run(args, extraEnv = {}, options = {}) {
+      const merged: Record<string, string> = { ...base };
+      for (const [k, v] of Object.entries(extraEnv)) {
+        if (v === undefined) delete merged[k];
+        else merged[k] = v;
+      }
+      return new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [cli, ...args], { env: merged });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d) => {
+          stdout += d;
+        });
+        child.stderr.on("data", (d) => {
+          stderr += d;
+          options.onStderr?.(stderr);
+        });
+        child.stdin.end(options.stdin);
+        child.on("error", reject);
+        child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+      });
+    },
+    async ok(...args) {
+      const result = await runner.run(args);
+      if (result.code !== 0) {
+        throw new Error(`lading ${args.join(" ")} exited ${result.code}: ${result.stderr}`);
+      }
+      return result.stdout;
+    },
+    cleanup: () => rm(home, { recursive: true, force: true }),
+  };
+  return runner;
+}
+
+/**
+ * Runs `lading auth login --no-browser …` as `login`, playing the browser with the provider's
+ * login pages (test/support/browser-sign-in.ts); resolves to the finished CLI run.
+ */
+export async function cliSignIn(
+  runner: CliRunner,
+  login: string,
+  flags: string[] = [],
+  extraEnv: Record<string, string | undefined> = {},
+): Promise<CliRun> {
+  let announced: (url: string) => void = () => {};
+  const url = new Promise<string>((resolve) => {
+    announced = resolve;
+  });
+  const finished = runner.run(["auth", "login", "--no-browser", ...flags], extraEnv, {
+    onStderr(text) {
+      const match = /Open this URL to sign in: (\S+)/.exec(text);
+      if (match) announced(match[1]);
+    },
+  });
+  const loginUrl = await Promise.race([
+    url,
+    finished.then((f) => Promise.reject(new Error(`lading auth login exited: ${f.stderr}`))),
+  ]);
+  const { location } = await browserSignIn(loginUrl, login);
+  const page = await fetch(location);
+  if (page.status !== 200) throw new Error(`the CLI's callback answered ${page.status}`);
+  return finished;
+}
