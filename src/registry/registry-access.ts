@@ -30,27 +30,28 @@ export interface RepoPath {
   repo: ReposTable | undefined;
 }
 
-/** Splits `path` at its first `/` and looks up the organisation and the repo. */
+/**
+ * Splits `path` at its first `/` and looks up the organisation and the repo: one query when the
+ * repo exists (the organisation as a scalar subquery, which SQLite runs several times faster
+ * than the equivalent join), a second one for the organisation when it does not.
+ */
 export async function resolveRepoPath(db: Kysely<MetadataSchema>, path: string): Promise<RepoPath> {
   const slash = path.indexOf("/");
   const orgName = slash < 0 ? path : path.slice(0, slash);
   const repoName = slash < 0 ? "" : path.slice(slash + 1);
-  const org = await db
-    .selectFrom("groups")
-    .select("uid")
-    .where("parent_uid", "=", "")
-    .where("name", "=", orgName)
-    .executeTakeFirst();
-  const repo =
-    org && repoName
-      ? await db
-          .selectFrom("repos")
-          .selectAll()
-          .where("root_uid", "=", org.uid)
-          .where("name", "=", repoName)
-          .executeTakeFirst()
-      : undefined;
-  return { path, orgName, repoName, orgUid: org?.uid, repo };
+  const orgUidOf = (name: string) =>
+    db.selectFrom("groups").select("uid").where("parent_uid", "=", "").where("name", "=", name);
+  const repo = repoName
+    ? await db
+        .selectFrom("repos")
+        .selectAll()
+        .where("root_uid", "=", orgUidOf(orgName))
+        .where("name", "=", repoName)
+        .executeTakeFirst()
+    : undefined;
+  if (repo) return { path, orgName, repoName, orgUid: repo.root_uid, repo };
+  const org = await orgUidOf(orgName).executeTakeFirst();
+  return { path, orgName, repoName, orgUid: org?.uid, repo: undefined };
 }
 
 /**

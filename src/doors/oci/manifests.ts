@@ -33,24 +33,26 @@ export async function getManifest(ctx: OciContext, r: OciRequest, route: Manifes
   if (!repo) throw noRepo(route.name);
   await requireTerms(ctx, repo.parent_uid);
   const byDigest = isDigest(route.reference);
-  let digest = route.reference;
-  if (!byDigest) {
-    const tag = await ctx.db
-      .selectFrom("tags")
-      .select("digest")
-      .where("parent_uid", "=", repo.uid)
-      .where("name", "=", route.reference)
-      .executeTakeFirst();
-    if (!tag) throw unknownManifest(route.reference);
-    digest = tag.digest;
-  }
+  // One query: by tag, the tag's digest is a scalar subquery (several times faster in SQLite
+  // than the equivalent join).
   const row = await ctx.db
     .selectFrom("manifests")
-    .select(["media_type", "size"])
+    .select(["digest", "media_type", "size"])
     .where("repo_uid", "=", repo.uid)
-    .where("digest", "=", digest)
+    .where(
+      "digest",
+      "=",
+      byDigest
+        ? route.reference
+        : ctx.db
+            .selectFrom("tags")
+            .select("digest")
+            .where("parent_uid", "=", repo.uid)
+            .where("name", "=", route.reference),
+    )
     .executeTakeFirst();
   if (!row) throw unknownManifest(route.reference);
+  const digest = row.digest;
   await requireFreeTier(ctx, caller, repo.uid, (reach) =>
     byDigest ? reach.manifests.has(digest) : reach.tags.has(route.reference),
   );

@@ -1,10 +1,10 @@
-import { Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { TermsGate } from "../../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../../rpc/index.ts";
-import type { BlobStore } from "../../store/blobs/index.ts";
+import { type BlobStore, relieveBuffers } from "../../store/blobs/index.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import type { ManifestCache } from "./manifest-cache.ts";
 import { ociError } from "./oci-error.ts";
@@ -66,8 +66,13 @@ export async function sendStream(
     res.end();
     return;
   }
-  const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
-  await pipeline(source, res as NodeJS.WritableStream);
+  if (Buffer.isBuffer(body)) {
+    // Bytes already in memory (a cached manifest) go out in one write, without a pipeline.
+    res.end(body);
+    return;
+  }
+  body.on("data", (chunk: Buffer) => relieveBuffers(chunk.length));
+  await pipeline(body, res as NodeJS.WritableStream);
 }
 
 /** Answers `status` with a JSON body. */

@@ -1,6 +1,7 @@
 import type { FileHandle } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import type { DigestAlgorithm } from "./blob-store.ts";
+import { relieveBuffers } from "./buffer-relief.ts";
 import { createDigestHasher, type DigestHasher } from "./digest.ts";
 
 const writeBatchBytes = 1 << 20;
@@ -41,6 +42,7 @@ export async function writeStream(
       hasher?.update(buffer);
       batch.push(buffer);
       batched += buffer.byteLength;
+      relieveBuffers(buffer.byteLength);
       if (batched >= writeBatchBytes) await flush();
     }
     if (batched > 0) await flush();

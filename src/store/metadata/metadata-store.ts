@@ -1,7 +1,14 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  type SqliteDatabase,
+  SqliteDialect,
+  type SqliteStatement,
+} from "kysely";
 import pg from "pg";
 import { migrationProvider } from "./migrations/index.ts";
 import type { MetadataSchema } from "./schema.ts";
@@ -66,12 +73,43 @@ function openPool(connectionString: string, max: number): pg.Pool {
   return pool;
 }
 
-function openSqlite(dataDir: string): SQLite.Database {
+/** Prepared statements kept per SQLite database; enough for every query shape the server uses. */
+const statementCacheSize = 512;
+
+/**
+ * `database` with its prepared statements reused by SQL text (least recently used first out).
+ * Kysely's SQLite driver prepares every query afresh, which costs more than running the small
+ * indexed lookups of a request. Sharing a statement is safe: the driver runs one query at a time
+ * on its single connection, and better-sqlite3 resets a statement after `all`, `run` and a
+ * finished or abandoned `iterate`. SQLite re-prepares a cached statement by itself when the
+ * schema changes.
+ */
+export function cachingStatements(database: SQLite.Database): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
+  return {
+    prepare(sql) {
+      let statement = statements.get(sql);
+      if (statement) {
+        statements.delete(sql);
+      } else {
+        statement = database.prepare(sql);
+        if (statements.size >= statementCacheSize) {
+          statements.delete(statements.keys().next().value as string);
+        }
+      }
+      statements.set(sql, statement);
+      return statement;
+    },
+    close: () => database.close(),
+  };
+}
+
+function openSqlite(dataDir: string): SqliteDatabase {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const database = new SQLite(join(dataDir, "lading.db"));
   database.pragma("journal_mode = WAL");
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
   database.pragma("busy_timeout = 5000");
-  return database;
+  return cachingStatements(database);
 }
