@@ -104,6 +104,7 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
         query.filters,
         descendantsOf,
         childrenOf,
+        query.visible.childrenOf,
         query.caller,
       ];
       const cursor = tokens.read(p.pageToken, binding);

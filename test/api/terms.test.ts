@@ -72,6 +72,18 @@ matrix("Terms", (h) => {
       seen.filter((d) => ids.includes(d)),
       ids,
     );
+    const first = ok(await api.listTerms(group, { page_size: 2 }));
+    const elsewhere = failed(
+      await api.listTerms(await subgroup(org), {
+        page_size: 2,
+        page_token: first.nextPageToken as string,
+      }),
+    );
+    assert.equal(elsewhere.code, 3, "a page token only continues the group it was issued for");
+    assert.deepEqual(
+      violations(elsewhere).map((v) => v.field),
+      ["page_token"],
+    );
   });
 
   it("validates document ids", async () => {

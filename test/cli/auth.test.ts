@@ -16,17 +16,12 @@ import {
   registryPairs,
   startRegistryServer,
 } from "../support/registry-server.ts";
+import { type CliRun, runNode } from "./cli-support.ts";
 
 const run = promisify(execFile);
 const repo = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 const cli = join(repo, "bin/lading.js");
 const helper = join(repo, "bin/docker-credential-lading.js");
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 const claims = (jwt: string) =>
   JSON.parse(Buffer.from(jwt.split(".")[1], "base64url").toString("utf8"));
@@ -51,26 +46,12 @@ for (const pair of registryPairs) {
     let env: NodeJS.ProcessEnv;
     let credentialsFile: string;
 
-    /** Spawns the CLI; `onStderr` sees stderr as it arrives. */
+    /** Runs the CLI; `onStderr` sees stderr as it arrives. */
     const lading = (
       args: string[],
       extra: NodeJS.ProcessEnv = {},
       onStderr?: (text: string) => void,
-    ) =>
-      new Promise<Ran>((resolve, reject) => {
-        const child = spawn(process.execPath, [cli, ...args], { env: { ...env, ...extra } });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (chunk) => {
-          stdout += chunk;
-        });
-        child.stderr.on("data", (chunk) => {
-          stderr += chunk;
-          onStderr?.(stderr);
-        });
-        child.on("error", reject);
-        child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-      });
+    ) => runNode(cli, args, { ...env, ...extra }, { onStderr });
     const ok = async (args: string[], extra: NodeJS.ProcessEnv = {}) => {
       const ran = await lading(args, extra);
       assert.equal(ran.code, 0, `lading ${args.join(" ")}: ${ran.stderr}`);
@@ -81,7 +62,7 @@ for (const pair of registryPairs) {
     const stored = async () => JSON.parse(await readFile(credentialsFile, "utf8"));
 
     /** Runs `lading auth login` as `login`, playing the browser; resolves to the CLI's result. */
-    async function signIn(login: string, ...flags: string[]): Promise<Ran> {
+    async function signIn(login: string, ...flags: string[]): Promise<CliRun> {
       let announced: (url: string) => void = () => {};
       const url = new Promise<string>((resolve) => {
         announced = resolve;

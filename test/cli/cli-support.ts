@@ -21,6 +21,30 @@ export interface RunOptions {
   onStderr?: (text: string) => void;
 }
 
+/** Runs `file` with this Node, `args` and exactly `env`; stdin gets `options.stdin`. */
+export function runNode(
+  file: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  options: RunOptions = {},
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [file, ...args], { env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+      options.onStderr?.(stderr);
+    });
+    child.stdin.end(options.stdin);
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
 /** A CLI runner with a private HOME and config dir. */
 export interface CliRunner {
   home: string;
@@ -53,21 +77,7 @@ export async function cliRunner(env: Record<string, string> = {}): Promise<CliRu
         if (v === undefined) delete merged[k];
         else merged[k] = v;
       }
-      return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [cli, ...args], { env: merged });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (d) => {
-          stdout += d;
-        });
-        child.stderr.on("data", (d) => {
-          stderr += d;
-          options.onStderr?.(stderr);
-        });
-        child.stdin.end(options.stdin);
-        child.on("error", reject);
-        child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-      });
+      return runNode(cli, args, merged, options);
     },
     async ok(...args) {
       const result = await runner.run(args);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,35 +11,12 @@ import {
   registryPairs,
   startRegistryServer,
 } from "../support/registry-server.ts";
+import { runNode } from "./cli-support.ts";
 
 const run = promisify(execFile);
 const repo = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 const cli = join(repo, "bin/lading.js");
 const helper = join(repo, "bin/docker-credential-lading.js");
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `file` with Node and `args`, `input` on stdin, in exactly `env`. */
-function runNode(file: string, args: string[], env: NodeJS.ProcessEnv, input = ""): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file, ...args], { env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
 
 async function skopeo(env: NodeJS.ProcessEnv, ...args: string[]): Promise<string> {
   try {
@@ -83,7 +60,7 @@ for (const pair of registryPairs) {
     it("gets a registry token re-minted from LADING_TOKEN for the registry host", async () => {
       const withToken = { ...env, LADING_TOKEN: r.server.org.token };
       for (const server of [r.host, `https://${r.host}`, `${r.host}/v2/`]) {
-        const got = await runNode(helper, ["get"], withToken, `${server}\n`);
+        const got = await runNode(helper, ["get"], withToken, { stdin: `${server}\n` });
         assert.equal(got.code, 0, got.stdout + got.stderr);
         const answer = JSON.parse(got.stdout);
         assert.equal(answer.ServerURL, server);
@@ -91,19 +68,24 @@ for (const pair of registryPairs) {
         assert.equal(claims(answer.Secret).aud, r.host);
         assert.equal(claims(answer.Secret).sub, r.server.org.identityUid);
       }
-      const other = await runNode(helper, ["get"], withToken, "registry.example.com");
+      const other = await runNode(helper, ["get"], withToken, { stdin: "registry.example.com" });
       assert.equal(other.code, 1);
       assert.equal(other.stdout.trim(), "credentials not found in native keychain");
     });
 
     it("answers not found when nobody is signed in, and an error when the token is refused", async () => {
-      const anonymous = await runNode(helper, ["get"], env, r.host);
+      const anonymous = await runNode(helper, ["get"], env, { stdin: r.host });
       assert.equal(anonymous.code, 1);
       assert.equal(anonymous.stdout.trim(), "credentials not found in native keychain");
       assert.match(anonymous.stderr, /not signed in/);
 
       const stranger = await r.server.token("0".repeat(40));
-      const refused = await runNode(helper, ["get"], { ...env, LADING_TOKEN: stranger }, r.host);
+      const refused = await runNode(
+        helper,
+        ["get"],
+        { ...env, LADING_TOKEN: stranger },
+        { stdin: r.host },
+      );
       assert.equal(refused.code, 1);
       assert.match(
         refused.stdout,
@@ -114,22 +96,22 @@ for (const pair of registryPairs) {
     it("stores, lists and erases saved credentials, which win over the session", async () => {
       const withToken = { ...env, LADING_TOKEN: r.server.org.token };
       const saved = { ServerURL: `https://${r.host}`, Username: "someone", Secret: "s3cret" };
-      const stored = await runNode(helper, ["store"], env, JSON.stringify(saved));
+      const stored = await runNode(helper, ["store"], env, { stdin: JSON.stringify(saved) });
       assert.equal(stored.code, 0, stored.stdout);
       const mode = (await stat(join(home, ".config/lading/credentials.json"))).mode & 0o777;
       assert.equal(mode, 0o600);
       const listed = await runNode(helper, ["list"], withToken);
       assert.deepEqual(JSON.parse(listed.stdout), { [r.host]: "someone" });
-      const got = JSON.parse((await runNode(helper, ["get"], withToken, r.host)).stdout);
+      const got = JSON.parse((await runNode(helper, ["get"], withToken, { stdin: r.host })).stdout);
       assert.deepEqual(got, { ServerURL: r.host, Username: "someone", Secret: "s3cret" });
 
-      assert.equal((await runNode(helper, ["erase"], env, `https://${r.host}`)).code, 0);
+      assert.equal((await runNode(helper, ["erase"], env, { stdin: `https://${r.host}` })).code, 0);
       assert.deepEqual(JSON.parse((await runNode(helper, ["list"], env)).stdout), {});
       assert.deepEqual(JSON.parse((await runNode(helper, ["list"], withToken)).stdout), {
         [r.host]: "_token",
       });
       assert.equal(
-        JSON.parse((await runNode(helper, ["get"], withToken, r.host)).stdout).Username,
+        JSON.parse((await runNode(helper, ["get"], withToken, { stdin: r.host })).stdout).Username,
         "_token",
       );
       assert.equal((await runNode(helper, ["bogus"], env)).code, 2);

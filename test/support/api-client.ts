@@ -27,14 +27,14 @@ export type Result =
   | { ok: false; code: number; message: string; details: JsonObject[]; httpStatus?: number };
 
 /** The same API calls over REST or gRPC, answering in proto3 JSON either way. */
-export interface Api {
+export interface Api<K extends string = Kind> {
   transport: "rest" | "grpc";
-  list(kind: Kind, params?: Record<string, string | number>): Promise<Result>;
-  get(kind: Kind, uid: string): Promise<Result>;
-  create(kind: Kind, parent: string, body: JsonObject): Promise<Result>;
+  list(kind: K, params?: Record<string, string | number>): Promise<Result>;
+  get(kind: K, uid: string): Promise<Result>;
+  create(kind: K, parent: string, body: JsonObject): Promise<Result>;
   /** `mask` is the comma-separated updateMask, or undefined for none. */
-  update(kind: Kind, uid: string, body: JsonObject, mask?: string): Promise<Result>;
-  delete(kind: Kind, uid: string): Promise<Result>;
+  update(kind: K, uid: string, body: JsonObject, mask?: string): Promise<Result>;
+  delete(kind: K, uid: string): Promise<Result>;
 }
 
 /** One REST call with an optional bearer token, answered as a Result. */
@@ -63,8 +63,11 @@ export async function restCall(
   };
 }
 
-/** The REST transport: plain fetch against the paths users write. */
-export function restApi(baseUrl: string, token: string | undefined): Api {
+/** The REST transport: plain fetch against the paths users write (`/iam/v2/<kind>/…`). */
+export function restApi<K extends string = Kind>(
+  baseUrl: string,
+  token: string | undefined,
+): Api<K> {
   const send = (method: string, path: string, body?: JsonObject) =>
     restCall(baseUrl, token, method, path, body);
   const query = (params: Record<string, string | number>) => {

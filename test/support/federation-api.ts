@@ -2,7 +2,7 @@ import type { DescService, JsonObject } from "@bufbuild/protobuf";
 import { AccountAssociationsService } from "../../src/gen/lading/iam/v2/account_associations_pb.js";
 import { ExternalGroupRoleMappingsService } from "../../src/gen/lading/iam/v2/external_group_role_mappings_pb.js";
 import { IdentityProvidersService } from "../../src/gen/lading/iam/v2/identity_providers_pb.js";
-import { grpcCaller, listRequest, type Result, restCall } from "./api-client.ts";
+import { type Api, grpcCaller, listRequest, restApi } from "./api-client.ts";
 import { type Harness, type Loose, ok } from "./matrix.ts";
 
 /** The federation collections, by their REST path segment. */
@@ -12,14 +12,7 @@ export type FederationKind =
   | "accountAssociations";
 
 /** The same federation API calls over REST or gRPC, answering in proto3 JSON either way. */
-export interface FederationApi {
-  list(kind: FederationKind, params?: Record<string, string | number>): Promise<Result>;
-  get(kind: FederationKind, uid: string): Promise<Result>;
-  create(kind: FederationKind, parent: string, body: JsonObject): Promise<Result>;
-  /** `mask` is the comma-separated updateMask, or undefined for none. */
-  update(kind: FederationKind, uid: string, body: JsonObject, mask?: string): Promise<Result>;
-  delete(kind: FederationKind, uid: string): Promise<Result>;
-}
+export type FederationApi = Omit<Api<FederationKind>, "transport">;
 
 const services = {
   identityProviders: {
@@ -48,28 +41,7 @@ export function federationApi(
   baseUrl: string,
   token: string | undefined,
 ): FederationApi {
-  if (transport === "rest") {
-    const send = (method: string, path: string, body?: JsonObject) =>
-      restCall(baseUrl, token, method, path, body);
-    const query = (params: Record<string, string | number>) => {
-      const q = new URLSearchParams(
-        Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]),
-      ).toString();
-      return q ? `?${q}` : "";
-    };
-    return {
-      list: (kind, params = {}) => send("GET", `/iam/v2/${kind}${query(params)}`),
-      get: (kind, uid) => send("GET", `/iam/v2/${kind}/${uid}`),
-      create: (kind, parent, body) => send("POST", `/iam/v2/${kind}/${parent}`, body),
-      update: (kind, uid, body, mask) =>
-        send(
-          "PATCH",
-          `/iam/v2/${kind}/${uid}${mask === undefined ? "" : query({ updateMask: mask })}`,
-          body,
-        ),
-      delete: (kind, uid) => send("DELETE", `/iam/v2/${kind}/${uid}`),
-    };
-  }
+  if (transport === "rest") return restApi<FederationKind>(baseUrl, token);
   const grpc = grpcCaller(baseUrl, token);
   const call = (kind: FederationKind, verb: string, request: JsonObject) => {
     const { service, one, many } = services[kind];

@@ -133,7 +133,7 @@ export function resourceCommands(def: ResourceDef): GroupNode {
   children.push({
     kind: "verb",
     name: "get",
-    summary: `Show one of ${def.name}`,
+    summary: "Show one, by uid",
     args: "UID",
     minArgs: 1,
     flags: [],
@@ -148,7 +148,7 @@ export function resourceCommands(def: ResourceDef): GroupNode {
     children.push({
       kind: "verb",
       name: "create",
-      summary: `Create one of ${def.name}`,
+      summary: "Create one",
       flags: create.flags,
       examples: create.examples,
       async run(ctx, parsed) {
@@ -166,7 +166,7 @@ export function resourceCommands(def: ResourceDef): GroupNode {
     children.push({
       kind: "verb",
       name: "update",
-      summary: `Change fields of one of ${def.name} (only the flags given)`,
+      summary: "Change one: only the fields whose flags are given",
       args: "UID",
       minArgs: 1,
       flags: update.flags,
@@ -186,7 +186,7 @@ export function resourceCommands(def: ResourceDef): GroupNode {
     children.push({
       kind: "verb",
       name: "delete",
-      summary: `Delete ${def.name}`,
+      summary: "Delete one, by uid",
       args: "UID...",
       minArgs: 1,
       maxArgs: Number.POSITIVE_INFINITY,
