@@ -3,28 +3,22 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { exportJWK, generateKeyPair } from "jose";
-import { startTestServer, type TestServer } from "../support/server.ts";
+import type { TestServer } from "../support/server.ts";
 import { storeKinds } from "../support/stores.ts";
-import { type CliRunner, cliRunner } from "./cli-support.ts";
+import { type CliRunner, type CliServer, startCliServer } from "./cli-support.ts";
 
 for (const kind of storeKinds) {
   describe(`lading iam federation resources (CLI process) [${kind}]`, () => {
     let server: TestServer;
     let cli: CliRunner;
     let org: string;
+    let fixture: CliServer;
     before(async () => {
-      server = await startTestServer(kind);
+      fixture = await startCliServer(kind);
+      ({ server, cli } = fixture);
       org = server.org.groupUid;
-      cli = await cliRunner({
-        LADING_API_URL: server.apiUrl,
-        LADING_REGISTRY_URL: server.lading.registryUrl,
-        LADING_TOKEN: server.org.token,
-      });
     });
-    after(async () => {
-      await cli.cleanup();
-      await server.close();
-    });
+    after(() => fixture.close());
 
     it("manages identity providers and their group mappings", async () => {
       const secretFile = join(cli.home, "secret.txt");

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { startTestServer, type TestServer } from "../support/server.ts";
+import type { TestServer } from "../support/server.ts";
 import { storeKinds } from "../support/stores.ts";
-import { type CliRunner, cliRunner } from "./cli-support.ts";
+import { type CliRunner, type CliServer, startCliServer } from "./cli-support.ts";
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -18,19 +18,13 @@ for (const kind of storeKinds) {
     let server: TestServer;
     let cli: CliRunner;
     let org: string;
+    let fixture: CliServer;
     before(async () => {
-      server = await startTestServer(kind);
+      fixture = await startCliServer(kind);
+      ({ server, cli } = fixture);
       org = server.org.groupUid;
-      cli = await cliRunner({
-        LADING_API_URL: server.apiUrl,
-        LADING_REGISTRY_URL: server.lading.registryUrl,
-        LADING_TOKEN: server.org.token,
-      });
     });
-    after(async () => {
-      await cli.cleanup();
-      await server.close();
-    });
+    after(() => fixture.close());
 
     it("creates, lists, gets, updates and deletes groups in table, json and id output", async () => {
       const created = JSON.parse(

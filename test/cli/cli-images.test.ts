@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ociClient } from "../support/oci-client.ts";
 import { buildImage } from "../support/oci-layout.ts";
-import { startTestServer, type TestServer } from "../support/server.ts";
+import type { TestServer } from "../support/server.ts";
 import { storeKinds } from "../support/stores.ts";
-import { type CliRunner, cliRunner } from "./cli-support.ts";
+import { type CliRunner, type CliServer, startCliServer } from "./cli-support.ts";
 
 for (const kind of storeKinds) {
   describe(`lading images (CLI process) [${kind}]`, () => {
@@ -12,20 +12,14 @@ for (const kind of storeKinds) {
     let cli: CliRunner;
     let host: string;
     let registryToken: string;
+    let fixture: CliServer;
     before(async () => {
-      server = await startTestServer(kind);
+      fixture = await startCliServer(kind);
+      ({ server, cli } = fixture);
       host = server.lading.registryAudience;
       registryToken = await server.token(server.org.identityUid, { audience: host });
-      cli = await cliRunner({
-        LADING_API_URL: server.apiUrl,
-        LADING_REGISTRY_URL: server.lading.registryUrl,
-        LADING_TOKEN: server.org.token,
-      });
     });
-    after(async () => {
-      await cli.cleanup();
-      await server.close();
-    });
+    after(() => fixture.close());
 
     it("lists repos and tags after a push, and prints a tag's history with --pin", async () => {
       const oci = ociClient(server.lading.registryUrl, registryToken);

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { browserSignIn } from "../support/browser-sign-in.ts";
+import { startTestServer, type TestServer } from "../support/server.ts";
 
 const cli = new URL("../../bin/lading.js", import.meta.url).pathname;
 
@@ -119,4 +120,29 @@ export async function cliSignIn(
   const page = await fetch(location);
   if (page.status !== 200) throw new Error(`the CLI's callback answered ${page.status}`);
   return finished;
+}
+
+/** A server on a fresh store of `kind` and a CLI runner pointed at it with the owner's token. */
+export interface CliServer {
+  server: TestServer;
+  cli: CliRunner;
+  close(): Promise<void>;
+}
+
+/** Starts a CliServer: LADING_API_URL, LADING_REGISTRY_URL and LADING_TOKEN (the owner) set. */
+export async function startCliServer(kind: "sqlite" | "postgres"): Promise<CliServer> {
+  const server = await startTestServer(kind);
+  const cli = await cliRunner({
+    LADING_API_URL: server.apiUrl,
+    LADING_REGISTRY_URL: server.lading.registryUrl,
+    LADING_TOKEN: server.org.token,
+  });
+  return {
+    server,
+    cli,
+    async close() {
+      await cli.cleanup();
+      await server.close();
+    },
+  };
 }
