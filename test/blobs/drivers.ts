@@ -5,8 +5,11 @@ import { type BlobStoreDriver, createFilesystemBlobStore } from "../../src/store
 import { createS3BlobStore } from "../../src/store/blobs/s3-blob-store.ts";
 import { startS3rver } from "../support/s3rver.ts";
 
-/** Every blob driver, so the contract suite runs on each. */
-export const blobDrivers = ["filesystem", "s3"] as const;
+/**
+ * Every blob driver, so the contract suite runs on each; the filesystem driver both with its
+ * direct (O_DIRECT) writes and through the page cache only, as on filesystems without O_DIRECT.
+ */
+export const blobDrivers = ["filesystem", "filesystem-page-cache", "s3"] as const;
 
 /** A fresh, empty blob store location; `open` makes a new instance on it, as another replica would. */
 export interface TestBlobStore {
@@ -25,9 +28,10 @@ export async function createTestBlobStore(
   driver: (typeof blobDrivers)[number],
 ): Promise<TestBlobStore> {
   const dir = await mkdtemp(join(tmpdir(), `lading-blobs-${driver}-`));
-  if (driver === "filesystem") {
+  if (driver !== "s3") {
+    const directIo = driver === "filesystem";
     return {
-      open: () => createFilesystemBlobStore({ dir }),
+      open: () => createFilesystemBlobStore({ dir, directIo }),
       cleanup: () => rm(dir, { recursive: true, force: true }),
     };
   }

@@ -96,6 +96,30 @@ for (const pair of registryPairs) {
       assert.equal((await range("500-0")).status, 200);
     });
 
+    it("keeps serving when a client leaves in the middle of a blob", async () => {
+      const blob = Buffer.alloc(3 << 20);
+      for (let i = 0; i < blob.length; i += 4) blob.writeUInt32BE(i, i);
+      const digest = await c.pushBlob("acme/leavers", blob);
+      const url = new URL(`${r.registryUrl}/v2/acme/leavers/blobs/${digest}`);
+      const received = await new Promise<number>((resolve) => {
+        const req = request(url, { headers: { authorization: `Bearer ${r.ownerToken}` } });
+        req.on("error", () => undefined);
+        req.on("response", (res) => {
+          res.once("data", (chunk: Buffer) => {
+            req.destroy();
+            resolve(chunk.length);
+          });
+        });
+        req.end();
+      });
+      assert.ok(received < blob.length);
+      for (let i = 0; i < 3; i++) {
+        const again = await c.fetch(url.pathname);
+        assert.equal(again.status, 200);
+        assert.equal(sha256(Buffer.from(await again.arrayBuffer())), digest);
+      }
+    });
+
     it("mounts across repositories, or opens a session when it cannot", async () => {
       const digest = await c.pushBlob("acme/source", Buffer.from("mount me"));
       const mounted = await c.fetch(

@@ -4,7 +4,7 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { TermsGate } from "../../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../../rpc/index.ts";
-import { type BlobStore, relieveBuffers } from "../../store/blobs/index.ts";
+import { type BlobBody, type BlobStore, relieveBuffers } from "../../store/blobs/index.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import type { ManifestCache } from "./manifest-cache.ts";
 import { ociError } from "./oci-error.ts";
@@ -58,7 +58,7 @@ export async function sendStream(
   res: HttpResponse,
   status: number,
   headers: Record<string, string | number>,
-  body: Readable | Buffer | undefined,
+  body: BlobBody | Readable | Buffer | undefined,
 ): Promise<void> {
   res.statusCode = status;
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
@@ -69,6 +69,11 @@ export async function sendStream(
   if (Buffer.isBuffer(body)) {
     // Bytes already in memory (a cached manifest) go out in one write, without a pipeline.
     res.end(body);
+    return;
+  }
+  if ("sendTo" in body && body.sendTo) {
+    await body.sendTo(res as NodeJS.WritableStream);
+    res.end();
     return;
   }
   body.on("data", (chunk: Buffer) => relieveBuffers(chunk.length));

@@ -17,6 +17,13 @@ export interface ByteRange {
 }
 
 /**
+ * A blob's bytes as a stream. A store that can send them more cheaply than a stream does adds
+ * `sendTo`, which writes them all to `out` (without ending it) and releases the blob; a caller
+ * uses either the stream or `sendTo`, never both.
+ */
+export type BlobBody = Readable & { sendTo?: (out: NodeJS.WritableStream) => Promise<void> };
+
+/**
  * Content-addressed blob storage (DESIGN §3). Content becomes visible under its digest only
  * after the digest has been verified; a crash mid-write leaves nothing visible. Every method
  * streams: no blob is ever held in memory whole.
@@ -37,7 +44,7 @@ export interface BlobStore {
    * range ending beyond the blob is cut at its end; one starting at or beyond the end (or with
    * `end < start`) rejects with RangeNotSatisfiableError.
    */
-  get(digest: string, range?: ByteRange): Promise<Readable>;
+  get(digest: string, range?: ByteRange): Promise<BlobBody>;
   /** Removes a blob; missing is fine. */
   delete(digest: string): Promise<void>;
 

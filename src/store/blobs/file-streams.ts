@@ -1,64 +1,137 @@
 import type { FileHandle } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import type { DigestAlgorithm } from "./blob-store.ts";
+import {
+  blockBytes,
+  borrowAlignedBlocks,
+  borrowBlocks,
+  isAligned,
+  returnBlocks,
+} from "./blocks.ts";
 import { relieveBuffers } from "./buffer-relief.ts";
-import { createDigestHasher, type DigestHasher } from "./digest.ts";
+import { createDigestHasher } from "./digest.ts";
+import type { BlockHasher } from "./hash-workers.ts";
 
-const writeBatchBytes = 1 << 20;
+/** File offsets of direct writes are multiples of this (the largest common logical block size). */
+const directAlignment = 4096;
+/** Blocks per blob being written: one fills while the others are hashed and written. */
+const writeDepth = 4;
+
+/** The file {@link writeStream} writes to. */
+export interface WriteTarget {
+  handle: FileHandle;
+  /**
+   * The same file opened with `O_DIRECT`, when the filesystem allows it. Whole aligned blocks go
+   * through it, past the page cache: filling the page cache costs more CPU than hashing, and
+   * fresh blobs are seldom read back at once. Set to undefined when the kernel refuses one.
+   */
+  direct?: FileHandle;
+}
 
 /**
- * Writes `body` at `position` in batches of about 1 MiB, hashing each chunk while the previous
- * batch is being written; returns the byte count.
+ * Writes `body` at `position` and returns the byte count. Chunks are copied into 1 MiB blocks,
+ * twice: one copy moves to `hasher`'s worker thread to be hashed, the other, page-aligned, is
+ * written; both happen while the next blocks fill, so the event loop does little but copy.
  */
 export async function writeStream(
-  handle: FileHandle,
+  target: WriteTarget,
   body: Readable,
   position: number,
-  hasher?: DigestHasher,
+  hasher: BlockHasher,
 ): Promise<number> {
+  const toHash = borrowBlocks(writeDepth);
+  const toWrite = borrowAlignedBlocks(writeDepth);
+  const busy: Array<Promise<void> | undefined> = toHash.map(() => undefined);
+  let current = 0;
+  let filled = 0;
   let offset = position;
-  let batch: Buffer[] = [];
-  let batched = 0;
-  let writing: Promise<void> = Promise.resolve();
-  const writeAll = async (buffers: Buffer[], at: number) => {
-    let cursor = at;
-    while (buffers.length > 0) {
-      const { bytesWritten } = await handle.writev(buffers, cursor);
-      cursor += bytesWritten;
-      dropWritten(buffers, bytesWritten);
-    }
-  };
-  const flush = async () => {
-    await writing;
-    writing = writeAll(batch, offset);
-    writing.catch(() => undefined);
-    offset += batched;
-    batch = [];
-    batched = 0;
+  /** Starts hashing and writing the current block; resolves when the next slot is free. */
+  const ship = () => {
+    const slot = current;
+    const hashed = hasher.update(toHash[slot], filled).then((block) => {
+      toHash[slot] = block;
+    });
+    const done = Promise.all([hashed, writeBlock(target, toWrite[slot], filled, offset)]);
+    busy[slot] = done.then(() => undefined);
+    busy[slot]?.catch(() => undefined);
+    offset += filled;
+    filled = 0;
+    current = (current + 1) % writeDepth;
+    return busy[current];
   };
   try {
     for await (const chunk of body) {
       const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
-      hasher?.update(buffer);
-      batch.push(buffer);
-      batched += buffer.byteLength;
       relieveBuffers(buffer.byteLength);
-      if (batched >= writeBatchBytes) await flush();
+      for (let from = 0; from < buffer.byteLength; ) {
+        const copied = buffer.copy(toHash[current], filled, from);
+        buffer.copy(toWrite[current], filled, from, from + copied);
+        from += copied;
+        filled += copied;
+        if (filled === blockBytes) await ship();
+      }
     }
-    if (batched > 0) await flush();
+    if (filled > 0) ship();
+    await Promise.all(busy);
   } finally {
-    await writing;
+    await Promise.allSettled(busy);
+    returnBlocks(toHash);
+    returnBlocks(toWrite);
   }
   return offset - position;
 }
 
-function dropWritten(buffers: Buffer[], bytes: number) {
-  let left = bytes;
-  while (buffers.length > 0 && left >= buffers[0].byteLength) {
-    left -= buffers[0].byteLength;
-    buffers.shift();
+async function writeBlock(target: WriteTarget, block: Buffer, length: number, at: number) {
+  const bytes = block.subarray(0, length);
+  if (target.direct && length === blockBytes && at % directAlignment === 0 && isAligned(block)) {
+    try {
+      const { bytesWritten } = await target.direct.write(bytes, 0, length, at);
+      return writeFully(target.handle, bytes.subarray(bytesWritten), at + bytesWritten);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EINVAL") throw error;
+      target.direct = undefined;
+    }
   }
-  if (left > 0 && buffers.length > 0) buffers[0] = buffers[0].subarray(left);
+  return writeFully(target.handle, bytes, at);
+}
+
+async function writeFully(handle: FileHandle, buffer: Buffer, at: number): Promise<void> {
+  for (let done = 0; done < buffer.byteLength; ) {
+    const { bytesWritten } = await handle.write(buffer, done, buffer.byteLength - done, at + done);
+    done += bytesWritten;
+  }
+}
+
+/**
+ * Copies bytes `start`..`end` (inclusive) of `handle` to `out` through two reused 1 MiB blocks:
+ * one is read while the other is being written. A block is read into again only once `out` has
+ * handed its bytes to the kernel, so nothing is allocated per chunk.
+ */
+export async function copyFileRange(
+  handle: FileHandle,
+  start: number,
+  end: number,
+  out: NodeJS.WritableStream,
+): Promise<void> {
+  const blocks = borrowBlocks(2);
+  const sent: Promise<void>[] = blocks.map(() => Promise.resolve());
+  try {
+    for (let at = start, i = 0; at <= end; i = (i + 1) % blocks.length) {
+      await sent[i];
+      const length = Math.min(blockBytes, end + 1 - at);
+      const { bytesRead } = await handle.read(blocks[i], 0, length, at);
+      if (bytesRead === 0) throw new Error(`the file ended ${end + 1 - at} bytes early`);
+      at += bytesRead;
+      sent[i] = new Promise((resolve, reject) =>
+        out.write(blocks[i].subarray(0, bytesRead), (error) => (error ? reject(error) : resolve())),
+      );
+      sent[i].catch(() => undefined);
+    }
+    await Promise.all(sent);
+  } finally {
+    await Promise.allSettled(sent);
+    returnBlocks(blocks);
+  }
 }
 
 /** The digest of the first `size` bytes of the file. */

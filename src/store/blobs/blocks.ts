@@ -1,0 +1,72 @@
+/** Bytes in one block: few system calls and messages per blob, little memory per stream. */
+export const blockBytes = 1 << 20;
+
+/** The one WebAssembly API used here (TypeScript declares it only in its DOM library). */
+declare const WebAssembly: {
+  Memory: new (descriptor: { initial: number }) => { buffer: ArrayBuffer };
+};
+
+const wasmPageBytes = 64 * 1024;
+const blocksPerSlab = 16;
+/** At most this many aligned slabs (64 MiB); past them, streams get plain blocks. */
+const maxSlabs = 4;
+/** Idle movable blocks kept for reuse; more go to the garbage collector. */
+const maxIdleMovable = 64;
+let slabs = 0;
+const movable: ArrayBuffer[] = [];
+const aligned: Buffer[] = [];
+const alignedSlabs = new WeakSet<ArrayBufferLike>();
+
+/**
+ * Lends `count` blocks of {@link blockBytes}, each the whole of its own ArrayBuffer, so it can
+ * move to a worker thread and back without a copy. Up to 64 idle blocks are kept for reuse.
+ */
+export function borrowBlocks(count: number): Buffer[] {
+  return Array.from({ length: count }, () =>
+    Buffer.from(movable.pop() ?? new ArrayBuffer(blockBytes)),
+  );
+}
+
+/**
+ * Lends `count` blocks of {@link blockBytes} that start on a page boundary, as `O_DIRECT` I/O
+ * needs. Node gives no say over where a Buffer's memory starts, but a WebAssembly memory always
+ * starts on a page, so these are carved from 16 MiB WebAssembly memories, reused and never
+ * freed. Past four such memories (64 blocks lent at once), or where WebAssembly is unavailable,
+ * the blocks are plain memory and {@link isAligned} says false.
+ */
+export function borrowAlignedBlocks(count: number): Buffer[] {
+  while (aligned.length < count && slabs < maxSlabs) if (!addSlab()) break;
+  if (aligned.length < count) return borrowBlocks(count);
+  return aligned.splice(aligned.length - count, count);
+}
+
+/** Whether the block came from {@link borrowAlignedBlocks} and starts on a page boundary. */
+export function isAligned(block: Buffer): boolean {
+  return alignedSlabs.has(block.buffer);
+}
+
+/** Gives blocks of either kind back; nothing may read or write them afterwards. */
+export function returnBlocks(blocks: readonly Buffer[]): void {
+  for (const block of blocks) {
+    if (block.byteLength !== blockBytes) continue; // detached: it never came back from a worker
+    if (isAligned(block)) aligned.push(block);
+    else if (movable.length < maxIdleMovable && block.buffer.byteLength === blockBytes) {
+      movable.push(block.buffer as ArrayBuffer);
+    }
+  }
+}
+
+function addSlab(): boolean {
+  const bytes = blocksPerSlab * blockBytes;
+  let slab: ArrayBuffer;
+  try {
+    slab = new WebAssembly.Memory({ initial: bytes / wasmPageBytes }).buffer;
+  } catch {
+    return false;
+  }
+  slabs++;
+  alignedSlabs.add(slab);
+  for (let i = 0; i < blocksPerSlab; i++)
+    aligned.push(Buffer.from(slab, i * blockBytes, blockBytes));
+  return true;
+}
