@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { MetadataSchema } from "../store/metadata/index.ts";
+import { type MetadataSchema, precompiled } from "../store/metadata/index.ts";
 import { isWithin } from "../uidp/index.ts";
 import { authError, authReasons, bearerToken } from "./auth-errors.ts";
 import type { Grants, Principal } from "./principal.ts";
@@ -73,6 +73,29 @@ export function createGrants(
 }
 
 /**
+ * An identity's role bindings with each role's capabilities as a scalar subquery: SQLite runs it
+ * several times faster than the equivalent join. A binding whose role is gone has none, as the
+ * join would drop it.
+ */
+const bindingsOf = precompiled((db, identityUid: string) =>
+  db
+    .selectFrom("role_bindings")
+    .select((eb) => [
+      "role_bindings.parent_uid as groupUid",
+      eb
+        .selectFrom("roles")
+        .select("roles.capabilities")
+        .whereRef("roles.uid", "=", "role_bindings.role_uid")
+        .as("capabilities"),
+    ])
+    .where("role_bindings.identity_uid", "=", identityUid),
+);
+
+const identityOf = precompiled((db, uid: string) =>
+  db.selectFrom("identities").select(["uid", "parent_uid", "expire_time"]).where("uid", "=", uid),
+);
+
+/**
  * Creates the authenticator of one listener. Grants are read from the database on first use in
  * each request, never cached across requests, so a removed binding stops working at once.
  */
@@ -84,20 +107,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     reach: string,
     scopes: string[] | undefined,
   ): Promise<Grants> {
-    // The role's capabilities as a scalar subquery: SQLite runs it several times faster than
-    // the equivalent join. A binding whose role is gone has none, as the join would drop it.
-    const rows = await db
-      .selectFrom("role_bindings")
-      .select((eb) => [
-        "role_bindings.parent_uid as groupUid",
-        eb
-          .selectFrom("roles")
-          .select("roles.capabilities")
-          .whereRef("roles.uid", "=", "role_bindings.role_uid")
-          .as("capabilities"),
-      ])
-      .where("role_bindings.identity_uid", "=", identityUid)
-      .execute();
+    const rows = await bindingsOf(db, identityUid);
     return createGrants(
       reach,
       rows.flatMap((row) =>
@@ -110,11 +120,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   }
 
   async function principalFor(claims: TokenClaims): Promise<Principal> {
-    const identity = await db
-      .selectFrom("identities")
-      .select(["uid", "parent_uid", "expire_time"])
-      .where("uid", "=", claims.sub)
-      .executeTakeFirst();
+    const [identity] = await identityOf(db, claims.sub);
     if (!identity) {
       throw authError(authReasons.identityNotFound, "the token's identity no longer exists");
     }

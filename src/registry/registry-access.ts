@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Grants } from "../auth/index.ts";
 import { now } from "../rpc/index.ts";
-import type { MetadataSchema, ReposTable } from "../store/metadata/index.ts";
+import { type MetadataSchema, precompiled, type ReposTable } from "../store/metadata/index.ts";
 import { newChildUid } from "../uidp/index.ts";
 
 /** A registry action, as in Docker token scopes (`repository:<name>:<actions>`). */
@@ -30,6 +30,17 @@ export interface RepoPath {
   repo: ReposTable | undefined;
 }
 
+const orgUidOf = (db: Kysely<MetadataSchema>, name: string) =>
+  db.selectFrom("groups").select("uid").where("parent_uid", "=", "").where("name", "=", name);
+const orgByName = precompiled(orgUidOf);
+const repoByPath = precompiled((db, orgName: string, repoName: string) =>
+  db
+    .selectFrom("repos")
+    .selectAll()
+    .where("root_uid", "=", orgUidOf(db, orgName))
+    .where("name", "=", repoName),
+);
+
 /**
  * Splits `path` at its first `/` and looks up the organisation and the repo: one query when the
  * repo exists (the organisation as a scalar subquery, which SQLite runs several times faster
@@ -39,18 +50,9 @@ export async function resolveRepoPath(db: Kysely<MetadataSchema>, path: string):
   const slash = path.indexOf("/");
   const orgName = slash < 0 ? path : path.slice(0, slash);
   const repoName = slash < 0 ? "" : path.slice(slash + 1);
-  const orgUidOf = (name: string) =>
-    db.selectFrom("groups").select("uid").where("parent_uid", "=", "").where("name", "=", name);
-  const repo = repoName
-    ? await db
-        .selectFrom("repos")
-        .selectAll()
-        .where("root_uid", "=", orgUidOf(orgName))
-        .where("name", "=", repoName)
-        .executeTakeFirst()
-    : undefined;
+  const [repo] = repoName ? await repoByPath(db, orgName, repoName) : [];
   if (repo) return { path, orgName, repoName, orgUid: repo.root_uid, repo };
-  const org = await orgUidOf(orgName).executeTakeFirst();
+  const [org] = await orgByName(db, orgName);
   return { path, orgName, repoName, orgUid: org?.uid, repo: undefined };
 }
 

@@ -4,6 +4,7 @@ import { moveTag } from "../../registry/index.ts";
 import { ensureRepo } from "../../registry/registry-access.ts";
 import { now } from "../../rpc/index.ts";
 import { isDigest } from "../../store/blobs/index.ts";
+import { precompiled } from "../../store/metadata/index.ts";
 import { requireFreeTier } from "./free-tier.ts";
 import { parseManifest } from "./manifest-json.ts";
 import { num, type OciContext, type OciRequest, readLimited, sendStream } from "./oci-context.ts";
@@ -24,6 +25,31 @@ const noRepo = (name: string) =>
 const unknownManifest = (reference: string) =>
   ociError(404, "MANIFEST_UNKNOWN", `manifest ${reference} is not known`, { reference });
 
+const manifestByDigest = precompiled((db, repoUid: string, digest: string) =>
+  db
+    .selectFrom("manifests")
+    .select(["digest", "media_type", "size"])
+    .where("repo_uid", "=", repoUid)
+    .where("digest", "=", digest),
+);
+
+/** By tag in one query: the tag's digest is a scalar subquery (faster in SQLite than a join). */
+const manifestByTag = precompiled((db, repoUid: string, tag: string) =>
+  db
+    .selectFrom("manifests")
+    .select(["digest", "media_type", "size"])
+    .where("repo_uid", "=", repoUid)
+    .where(
+      "digest",
+      "=",
+      db
+        .selectFrom("tags")
+        .select("digest")
+        .where("parent_uid", "=", repoUid)
+        .where("name", "=", tag),
+    ),
+);
+
 /** GET and HEAD `/v2/<name>/manifests/<tag or digest>`: the exact bytes pushed. */
 export async function getManifest(ctx: OciContext, r: OciRequest, route: ManifestRoute) {
   const { caller, target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, [
@@ -33,24 +59,8 @@ export async function getManifest(ctx: OciContext, r: OciRequest, route: Manifes
   if (!repo) throw noRepo(route.name);
   await requireTerms(ctx, repo.parent_uid);
   const byDigest = isDigest(route.reference);
-  // One query: by tag, the tag's digest is a scalar subquery (several times faster in SQLite
-  // than the equivalent join).
-  const row = await ctx.db
-    .selectFrom("manifests")
-    .select(["digest", "media_type", "size"])
-    .where("repo_uid", "=", repo.uid)
-    .where(
-      "digest",
-      "=",
-      byDigest
-        ? route.reference
-        : ctx.db
-            .selectFrom("tags")
-            .select("digest")
-            .where("parent_uid", "=", repo.uid)
-            .where("name", "=", route.reference),
-    )
-    .executeTakeFirst();
+  const lookup = byDigest ? manifestByDigest : manifestByTag;
+  const [row] = await lookup(ctx.db, repo.uid, route.reference);
   if (!row) throw unknownManifest(route.reference);
   const digest = row.digest;
   await requireFreeTier(ctx, caller, repo.uid, (reach) =>
