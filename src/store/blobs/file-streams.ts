@@ -51,9 +51,11 @@ export async function writeStream(
     const hashed = hasher.update(toHash[slot], filled).then((block) => {
       toHash[slot] = block;
     });
-    const done = Promise.all([hashed, writeBlock(target, toWrite[slot], filled, offset)]);
-    busy[slot] = done.then(() => undefined);
-    busy[slot]?.catch(() => undefined);
+    const done = Promise.all([hashed, writeBlock(target, toWrite[slot], filled, offset)]).then(
+      () => undefined,
+    );
+    done.catch(() => undefined);
+    busy[slot] = done;
     offset += filled;
     filled = 0;
     current = (current + 1) % writeDepth;

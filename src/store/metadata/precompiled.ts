@@ -14,7 +14,8 @@ const placeholder = (i: number) => `\u0000lading-parameter-${i}`;
 export function precompiled<A extends string[], O>(
   build: (db: Db, ...args: A) => Compilable<O>,
 ): (db: Db, ...args: A) => Promise<O[]> {
-  const compiled = new WeakMap<Db, CompiledQuery<O>>();
+  /** Per database: the compiled query, and for each of its parameters the argument it takes. */
+  const compiled = new WeakMap<Db, { query: CompiledQuery<O>; argumentAt: number[] }>();
   const compile = (db: Db, arity: number) => {
     const placeholders = Array.from({ length: arity }, (_, i) => placeholder(i)) as A;
     const query = build(db, ...placeholders).compile();
@@ -23,20 +24,16 @@ export function precompiled<A extends string[], O>(
         throw new Error(`precompiled query: an argument is not a bound parameter in ${query.sql}`);
       }
     }
-    compiled.set(db, query);
-    return query;
+    const argumentAt = query.parameters.map((value) => placeholders.indexOf(value as string));
+    const entry = { query, argumentAt };
+    compiled.set(db, entry);
+    return entry;
   };
   return async (db, ...args) => {
-    const query = compiled.get(db) ?? compile(db, args.length);
-    const parameters = query.parameters.map((value) => {
-      const i = typeof value === "string" ? placeholderIndex(value) : -1;
-      return i < 0 ? value : args[i];
-    });
+    const { query, argumentAt } = compiled.get(db) ?? compile(db, args.length);
+    const parameters = query.parameters.map((value, i) =>
+      argumentAt[i] < 0 ? value : args[argumentAt[i]],
+    );
     return (await db.executeQuery<O>({ ...query, parameters })).rows;
   };
-}
-
-function placeholderIndex(value: string): number {
-  const prefix = placeholder(0).slice(0, -1);
-  return value.startsWith(prefix) ? Number(value.slice(prefix.length)) : -1;
 }
