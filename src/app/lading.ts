@@ -11,7 +11,7 @@ import {
 import { type LadingConfig, registryAudience, urlForAddress } from "../config/index.ts";
 import { createGrpcDoor } from "../doors/grpc/index.ts";
 import { createOciDoor } from "../doors/oci/index.ts";
-import { createRestDoor } from "../doors/rest/index.ts";
+import { createOpenApiRoute, createRestDoor } from "../doors/rest/index.ts";
 import {
   createAccountAssociationsService,
   createExternalGroupRoleMappingsService,
@@ -146,6 +146,7 @@ export async function startLading(
     rest: createRestDoor({ services, authenticate }),
     grpc: createGrpcDoor({ services, authenticate, log }),
     routes: [
+      createOpenApiRoute(services),
       ...createIssuerRoutes({
         db,
         tokens,

@@ -13,4 +13,5 @@ export {
   sendStatus,
   statusJson,
 } from "./render-error.ts";
+export { createOpenApiRoute } from "./openapi-route.ts";
 export { createRestDoor, type RestDoor, type RestDoorOptions } from "./rest-door.ts";
