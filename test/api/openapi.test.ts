@@ -74,7 +74,9 @@ describe("OpenAPI document", () => {
 
   it("is a valid OpenAPI 3.1 document, served without credentials", async () => {
     assert.equal(doc.openapi, "3.1.0");
-    const result = await new Validator().validate(structuredClone(doc) as Parameters<Validator["validate"]>[0]);
+    const result = await new Validator().validate(
+      structuredClone(doc) as Parameters<Validator["validate"]>[0],
+    );
     assert.equal(result.valid, true, JSON.stringify(result.errors, null, 1));
   });
 

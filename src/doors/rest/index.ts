@@ -1,4 +1,5 @@
 export { type BodyRead, maxBodyBytes, readBody } from "./body-reader.ts";
+export { createOpenApiRoute } from "./openapi-route.ts";
 export {
   matchPathTemplate,
   type Parsed,
@@ -13,5 +14,4 @@ export {
   sendStatus,
   statusJson,
 } from "./render-error.ts";
-export { createOpenApiRoute } from "./openapi-route.ts";
 export { createRestDoor, type RestDoor, type RestDoorOptions } from "./rest-door.ts";
