@@ -1,7 +1,7 @@
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from "kysely";
 import { type FieldViolation, invalidArgument } from "../errors/index.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
-import { descendantRange, isUidp } from "../uidp/index.ts";
+import { descendantRange, isUidp, isWithin } from "../uidp/index.ts";
 import { type CountPlan, planCount, type Visibility } from "./count-plan.ts";
 import { parseOrderBy, type SortField } from "./order-by.ts";
 import type { PageTokens } from "./page-token.ts";
@@ -115,8 +115,13 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
       const sortExpr = sort.nullable
         ? sql<string>`coalesce(${sql.ref(sort.column)}, '')`
         : sql.ref<string>(sort.column);
+      // A uidp filter inside a visible subtree already implies visibility; leaving the OR of
+      // every scope out lets the planner walk the sort index instead of sorting the range.
+      const filterRoot = descendantsOf || childrenOf;
+      const impliedVisible =
+        filterRoot !== "" && query.visible.scopes.some((s) => isWithin(filterRoot, s));
       const where = (eb: AnyBuilder): Expression<SqlBool> => {
-        const terms: Expression<SqlBool>[] = [visibleTo(eb, query.visible)];
+        const terms: Expression<SqlBool>[] = impliedVisible ? [] : [visibleTo(eb, query.visible)];
         for (const [column, value] of Object.entries(query.filters)) {
           if (value !== "") terms.push(eb(column, "=", value));
         }

@@ -12,6 +12,7 @@ import {
 import pg from "pg";
 import { migrationProvider } from "./migrations/index.ts";
 import type { MetadataSchema } from "./schema.ts";
+import { keepStatistics, type StatisticsKeeper } from "./sqlite-statistics.ts";
 
 /** Where metadata lives. */
 export interface MetadataStoreOptions {
@@ -42,10 +43,17 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
     throw new Error("database URL must start with postgres:// or postgresql://");
   }
   const dialect = url ? "postgres" : "sqlite";
+  let statistics: StatisticsKeeper | undefined;
   const db = new Kysely<MetadataSchema>({
     dialect: url
       ? new PostgresDialect({ pool: openPool(url, options.poolSize ?? 10) })
-      : new SqliteDialect({ database: openSqlite(options.dataDir) }),
+      : new SqliteDialect({
+          database: () => {
+            const database = openSqlite(options.dataDir);
+            statistics = keepStatistics(database);
+            return Promise.resolve(cachingStatements(database));
+          },
+        }),
   });
   return {
     db,
@@ -54,9 +62,14 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
       const migrator = new Migrator({ db, provider: migrationProvider });
       const { error, results } = await migrator.migrateToLatest();
       if (error) throw error;
+      // New tables and indexes want statistics before the first request plans against them.
+      statistics?.check(Number.POSITIVE_INFINITY);
       return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
     },
-    close: () => db.destroy(),
+    close() {
+      statistics?.stop();
+      return db.destroy();
+    },
   };
 }
 
@@ -104,12 +117,12 @@ export function cachingStatements(database: SQLite.Database): SqliteDatabase {
   };
 }
 
-function openSqlite(dataDir: string): SqliteDatabase {
+function openSqlite(dataDir: string): SQLite.Database {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const database = new SQLite(join(dataDir, "lading.db"));
   database.pragma("journal_mode = WAL");
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
   database.pragma("busy_timeout = 5000");
-  return cachingStatements(database);
+  return database;
 }
