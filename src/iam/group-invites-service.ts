@@ -1,11 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
-import {
-  failedPrecondition,
-  invalidArgument,
-  notFound,
-  permissionDenied,
-} from "../errors/index.ts";
+import { failedPrecondition, invalidArgument, notFound } from "../errors/index.ts";
 import {
   type GroupInvite,
   GroupInviteSchema,
@@ -25,7 +20,7 @@ import { newChildUid } from "../uidp/index.ts";
 import { isUniqueViolation } from "./groups-service.ts";
 import { type IamContext, iamDomain } from "./iam-context.ts";
 import { acceptInvite, inviteCodeHash } from "./invite-accept.ts";
-import { grantableRole, requireRoleCapabilities } from "./role-grant.ts";
+import { grantableRole, requireCapability, requireRoleCapabilities } from "./role-grant.ts";
 import { findVisible, requireParentGroup } from "./visible-rows.ts";
 
 /** Shortest invite lifetime, in seconds (1 minute). */
@@ -140,10 +135,7 @@ export function createGroupInvitesService(ctx: IamContext): BoundService {
       const v = new Violations().uid("parent", req.parent);
       if (!v.empty) throw invalidArgument(iamDomain, v.list);
       await requireParentGroup(ctx, call, req.parent, "group_invites.create");
-      const grants = await call.principal?.grants();
-      if (!grants?.can("role_bindings.create", req.parent)) {
-        throw permissionDenied(iamDomain, `role_bindings.create is required on ${req.parent}`);
-      }
+      await requireCapability(call, "role_bindings.create", req.parent);
       const { ttlMs, email } = validate(input);
       await checkRole(call, req.parent, input.roleUid);
       const time = now();

@@ -22,6 +22,7 @@ import {
   kindPaths,
   populatedKindPaths,
 } from "./identity-kinds.ts";
+import { requireCanGrantAll } from "./role-grant.ts";
 import { loadVisible, requireParentGroup } from "./visible-rows.ts";
 
 const listSpec: ListSpec<"identities"> = {
@@ -144,6 +145,16 @@ export function createIdentitiesService(ctx: IamContext): BoundService {
       v.name("name", next.name).description("description", next.description);
       if (!v.empty) throw invalidArgument(iamDomain, v.list);
       if (paths.size === 0) return identityFromRow(row);
+      // New credentials hand every binding of the identity to whoever holds them.
+      if (kindChanged) {
+        const held = await db
+          .selectFrom("role_bindings as b")
+          .innerJoin("roles as r", "r.uid", "b.role_uid")
+          .select(["r.capabilities", "b.parent_uid as group"])
+          .where("b.identity_uid", "=", row.uid)
+          .execute();
+        await requireCanGrantAll(call, held);
+      }
       next.update_time = now();
       const { uid, ...changes } = next;
       await db.updateTable("identities").set(changes).where("uid", "=", uid).execute();

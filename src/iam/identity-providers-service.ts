@@ -21,7 +21,12 @@ import {
 import type { IdentityProvidersTable } from "../store/metadata/index.ts";
 import { newChildUid } from "../uidp/index.ts";
 import { type IamContext, iamDomain, namedSortFields } from "./iam-context.ts";
-import { grantableRole, requireCapability, requireRoleCapabilities } from "./role-grant.ts";
+import {
+  grantableRole,
+  requireCanGrantAll,
+  requireCapability,
+  requireRoleCapabilities,
+} from "./role-grant.ts";
 import { loadVisible, requireParentGroup } from "./visible-rows.ts";
 
 const listSpec: ListSpec<"identity_providers"> = {
@@ -202,6 +207,15 @@ export function createIdentityProvidersService(ctx: IamContext): BoundService {
       };
       if (paths.size === 0) return identityProviderFromRow(row);
       await check(call, v, next);
+      // Whoever changes a provider must be able to grant all it grants: a new issuer, client or
+      // groups claim hands the mappings' roles to other people, as it does the default role.
+      const mapped = await db
+        .selectFrom("external_group_role_mappings as m")
+        .innerJoin("roles as r", "r.uid", "m.role_uid")
+        .select(["r.capabilities", "m.scope_uid as group"])
+        .where("m.parent_uid", "=", row.uid)
+        .execute();
+      await requireCanGrantAll(call, mapped);
       next.update_time = now();
       const { uid, ...changes } = next;
       await db.updateTable("identity_providers").set(changes).where("uid", "=", uid).execute();

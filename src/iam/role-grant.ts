@@ -33,23 +33,52 @@ export async function grantableRole(
   return role;
 }
 
+/** The dotted capability names a stored role holds. */
+export function roleCapabilities(role: Pick<RolesTable, "capabilities">): string[] {
+  return JSON.parse(role.capabilities) as string[];
+}
+
 /**
- * Refuses a caller that lacks any capability of `role` on `group`: no one hands out, directly
- * or through sign-in, more than they hold themselves (the rule role bindings enforce).
+ * The one rule behind every path that changes what a role binding grants, or to whom: nobody
+ * grants what they lack. Refuses (PERMISSION_DENIED, naming what is missing) a caller that does
+ * not hold every one of `capabilities` on `group`, the group the grant takes effect on (a
+ * binding there also grants on every descendant, so holding them on `group` covers those).
  */
-export async function requireRoleCapabilities(
+export async function requireCanGrant(
+  call: Call,
+  capabilities: readonly string[],
+  group: string,
+): Promise<void> {
+  if (capabilities.length === 0) return;
+  const grants = await call.principal?.grants();
+  const missing = capabilities.filter((c) => !grants?.can(c, group));
+  if (missing.length > 0) {
+    throw permissionDenied(
+      iamDomain,
+      `granting needs capabilities the caller lacks on ${group}: ${missing.join(", ")}`,
+    );
+  }
+}
+
+/** requireCanGrant for every capability of `role`, granted on `group`. */
+export function requireRoleCapabilities(
   call: Call,
   role: RolesTable,
   group: string,
 ): Promise<void> {
-  const grants = await call.principal?.grants();
-  const missing = (JSON.parse(role.capabilities) as string[]).filter((c) => !grants?.can(c, group));
-  if (missing.length > 0) {
-    throw permissionDenied(
-      iamDomain,
-      `granting this role needs capabilities the caller lacks on ${group}: ${missing.join(", ")}`,
-    );
-  }
+  return requireCanGrant(call, roleCapabilities(role), group);
+}
+
+/**
+ * requireCanGrant for each stored grant of `grants` (a role's capabilities on a group): used
+ * where a change hands existing grants to someone else (an identity's credentials, a provider's
+ * issuer or groups claim).
+ */
+export async function requireCanGrantAll(
+  call: Call,
+  grants: readonly { capabilities: string; group: string }[],
+): Promise<void> {
+  for (const grant of grants) await requireCanGrant(call, roleCapabilities(grant), grant.group);
 }
 
 /** Refuses a caller that lacks `capability` on `at` (after it was allowed to see the resource). */

@@ -17,6 +17,7 @@ import {
 import type { RolesTable } from "../store/metadata/index.ts";
 import { newChildUid, parentOf } from "../uidp/index.ts";
 import { type IamContext, iamDomain, namedSortFields } from "./iam-context.ts";
+import { requireCanGrant, roleCapabilities } from "./role-grant.ts";
 import { requireParentGroup } from "./visible-rows.ts";
 
 const listSpec: ListSpec<"roles"> = {
@@ -110,6 +111,7 @@ export function createRolesService(ctx: IamContext): BoundService {
       const capabilities = capabilityNames(v, role.capabilities);
       if (!v.empty) throw invalidArgument(iamDomain, v.list);
       await requireParentGroup(ctx, call, req.parent, "roles.create");
+      await requireCanGrant(call, capabilities, req.parent);
       const time = now();
       const row: RolesTable = {
         uid: newChildUid(req.parent),
@@ -136,6 +138,7 @@ export function createRolesService(ctx: IamContext): BoundService {
       );
       const v = new Violations();
       const next = { ...row };
+      let added: string[] = [];
       if (paths.has("name")) {
         v.name("name", role.name);
         next.name = role.name;
@@ -144,9 +147,16 @@ export function createRolesService(ctx: IamContext): BoundService {
         v.description("description", role.description);
         next.description = role.description;
       }
-      if (paths.has("capabilities"))
-        next.capabilities = JSON.stringify(capabilityNames(v, role.capabilities));
+      if (paths.has("capabilities")) {
+        const wanted = capabilityNames(v, role.capabilities);
+        const held = new Set(roleCapabilities(row));
+        added = wanted.filter((c) => !held.has(c));
+        next.capabilities = JSON.stringify(wanted);
+      }
       if (!v.empty) throw invalidArgument(iamDomain, v.list);
+      // Only what is added is checked: removing capabilities or renaming grants nobody more, and
+      // the role may already be bound on its group or any descendant.
+      await requireCanGrant(call, added, row.parent_uid);
       if (paths.size === 0) return roleFromRow(row);
       next.update_time = now();
       const { uid, ...changes } = next;

@@ -56,18 +56,19 @@ export async function addRole(
   return uid;
 }
 
-/** Binds `roleUid` to `identityUid` on `group`. */
+/** Binds `roleUid` to `identityUid` on `group`; returns the binding's uid. */
 export async function bind(
   server: TestServer,
   identityUid: string,
   group: string,
   roleUid: string,
-): Promise<void> {
+): Promise<string> {
   const time = new Date().toISOString();
+  const uid = newChildUid(group);
   await server.lading.store.db
     .insertInto("role_bindings")
     .values({
-      uid: newChildUid(group),
+      uid,
       parent_uid: group,
       identity_uid: identityUid,
       role_uid: roleUid,
@@ -76,6 +77,7 @@ export async function bind(
       update_time: time,
     })
     .execute();
+  return uid;
 }
 
 /** An identity under `group` holding a new role of `capabilities` there. */

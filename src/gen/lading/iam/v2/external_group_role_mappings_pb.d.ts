@@ -246,7 +246,8 @@ export declare const ExternalGroupRoleMappingsService: GenService<{
   },
   /**
    * CreateExternalGroupRoleMapping creates a mapping under an identity provider.
-   * Capabilities identity_providers.create and role_bindings.create on the provider's group.
+   * Capabilities identity_providers.create and role_bindings.create on the provider's group,
+   * plus every capability of the role on the scope.
    *
    * @generated from rpc lading.iam.v2.ExternalGroupRoleMappingsService.CreateExternalGroupRoleMapping
    */

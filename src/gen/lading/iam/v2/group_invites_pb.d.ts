@@ -363,7 +363,7 @@ export declare const GroupInvitesService: GenService<{
   },
   /**
    * AcceptGroupInvite binds the invite's role on its group to the calling identity. Any
-   * authenticated caller.
+   * authenticated caller: what it grants was checked against the invite's creator.
    *
    * @generated from rpc lading.iam.v2.GroupInvitesService.AcceptGroupInvite
    */

@@ -400,7 +400,9 @@ export declare const IdentitiesService: GenService<{
     output: typeof IdentitySchema;
   },
   /**
-   * UpdateIdentity changes name, description, claimMatch and staticKeys. Capability identity.update.
+   * UpdateIdentity changes name, description, claimMatch and staticKeys. Capability
+   * identity.update; changing claimMatch or staticKeys also needs every capability of the
+   * identity's role bindings, on their groups.
    *
    * @generated from rpc lading.iam.v2.IdentitiesService.UpdateIdentity
    */

@@ -329,8 +329,9 @@ export declare const IdentityProvidersService: GenService<{
     output: typeof IdentityProviderSchema;
   },
   /**
-   * CreateIdentityProvider creates a provider under a group.
-   * Capabilities identity_providers.create and role_bindings.create.
+   * CreateIdentityProvider creates a provider under a group. Capabilities
+   * identity_providers.create and role_bindings.create, plus every capability of the default
+   * role, on the group.
    *
    * @generated from rpc lading.iam.v2.IdentityProvidersService.CreateIdentityProvider
    */
@@ -340,8 +341,9 @@ export declare const IdentityProvidersService: GenService<{
     output: typeof IdentityProviderSchema;
   },
   /**
-   * UpdateIdentityProvider changes a provider.
-   * Capabilities identity_providers.update and role_bindings.create.
+   * UpdateIdentityProvider changes a provider. Capabilities identity_providers.update and
+   * role_bindings.create, plus every capability of the default role on the provider's group and
+   * of each mapping's role on its scope.
    *
    * @generated from rpc lading.iam.v2.IdentityProvidersService.UpdateIdentityProvider
    */

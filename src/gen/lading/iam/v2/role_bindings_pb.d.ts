@@ -393,7 +393,7 @@ export declare const RoleBindingsService: GenService<{
   },
   /**
    * CreateRoleBinding binds identityUid to roleUid on the group parent.
-   * Capability role_bindings.create.
+   * Capability role_bindings.create, plus every capability of the role, on the group.
    *
    * @generated from rpc lading.iam.v2.RoleBindingsService.CreateRoleBinding
    */
@@ -403,7 +403,8 @@ export declare const RoleBindingsService: GenService<{
     output: typeof RoleBindingSchema;
   },
   /**
-   * UpdateRoleBinding changes identityUid or roleUid. Capability role_bindings.update.
+   * UpdateRoleBinding changes identityUid or roleUid. Capability role_bindings.update, plus
+   * every capability of the resulting role, on the binding's group.
    *
    * @generated from rpc lading.iam.v2.RoleBindingsService.UpdateRoleBinding
    */

@@ -267,7 +267,8 @@ export declare const RolesService: GenService<{
     output: typeof RoleSchema;
   },
   /**
-   * CreateRole creates a custom role under a group. Capability roles.create.
+   * CreateRole creates a custom role under a group. Capability roles.create, plus every
+   * capability of the role, on the group.
    *
    * @generated from rpc lading.iam.v2.RolesService.CreateRole
    */
@@ -277,7 +278,8 @@ export declare const RolesService: GenService<{
     output: typeof RoleSchema;
   },
   /**
-   * UpdateRole changes a custom role. Capability roles.update.
+   * UpdateRole changes a custom role. Capability roles.update, plus every capability it adds,
+   * on the role's group.
    *
    * @generated from rpc lading.iam.v2.RolesService.UpdateRole
    */

@@ -4,12 +4,13 @@
 
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../../google/api/annotations_pb.js";
+import { file_lading_iam_v2_annotations } from "../../iam/v2/annotations_pb.js";
 
 /**
  * Describes the file lading/ping/v2/ping.proto.
  */
 export const file_lading_ping_v2_ping = /*@__PURE__*/
-  fileDesc("ChlsYWRpbmcvcGluZy92Mi9waW5nLnByb3RvEg5sYWRpbmcucGluZy52MiINCgtQaW5nUmVxdWVzdCIgCgxQaW5nUmVzcG9uc2USEAoIcmVzcG9uc2UYASABKAkyZwoLUGluZ1NlcnZpY2USWAoEUGluZxIbLmxhZGluZy5waW5nLnYyLlBpbmdSZXF1ZXN0GhwubGFkaW5nLnBpbmcudjIuUGluZ1Jlc3BvbnNlIhWC0+STAg8SDS9waW5nL3YyL3BpbmdiBnByb3RvMw", [file_google_api_annotations]);
+  fileDesc("ChlsYWRpbmcvcGluZy92Mi9waW5nLnByb3RvEg5sYWRpbmcucGluZy52MiINCgtQaW5nUmVxdWVzdCIgCgxQaW5nUmVzcG9uc2USEAoIcmVzcG9uc2UYASABKAkyawoLUGluZ1NlcnZpY2USXAoEUGluZxIbLmxhZGluZy5waW5nLnYyLlBpbmdSZXF1ZXN0GhwubGFkaW5nLnBpbmcudjIuUGluZ1Jlc3BvbnNlIhn6zxgAgtPkkwIPEg0vcGluZy92Mi9waW5nYgZwcm90bzM", [file_google_api_annotations, file_lading_iam_v2_annotations]);
 
 /**
  * Describes the message lading.ping.v2.PingRequest.
