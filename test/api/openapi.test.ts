@@ -118,6 +118,15 @@ describe("OpenAPI document", () => {
     }
   });
 
+  it("carries each method's capabilities from its authorization option", () => {
+    const update = doc.paths["/iam/v2/roles/{role.uid}"]?.patch as unknown as Record<
+      string,
+      unknown
+    >;
+    assert.ok((update["x-lading-capabilities"] as string[]).includes("roles.update"));
+    assert.equal(update["x-lading-grants"], true);
+  });
+
   it("marks the methods that need no token, and only those", () => {
     const ping = doc.paths["/ping/v2/ping"]?.get;
     assert.deepEqual(ping?.security, []);

@@ -85,7 +85,7 @@ function fieldAt(message: DescMessage, path: string): DescField | undefined {
   return field;
 }
 
-function operation(method: DescMethod, binding: Binding): [string, Schema] {
+function operation(method: DescMethod, binding: Binding, authorization: Schema): [string, Schema] {
   const { path, variables } = openApiPath(binding.template);
   const input = method.input;
   const bound = new Set(variables);
@@ -126,6 +126,8 @@ function operation(method: DescMethod, binding: Binding): [string, Schema] {
       summary: comment.split("\n")[0],
       ...(comment ? { description: comment } : {}),
       "x-lading-method": `${service.typeName}/${method.name}`,
+      "x-lading-capabilities": authorization.capabilities ?? [],
+      ...(authorization.grants ? { "x-lading-grants": true } : {}),
       parameters,
       ...(requestBody ? { requestBody } : {}),
       responses: {
@@ -166,6 +168,7 @@ const statusSchema: Schema = {
 export function openApiDocument(registry: FileRegistry): Schema {
   const http = registry.getExtension("google.api.http") as DescExtension | undefined;
   if (!http) throw new Error("google/api/annotations.proto is not among the inputs");
+  const authz = registry.getExtension("lading.iam.v2.authorization") as DescExtension | undefined;
   const paths: Record<string, Record<string, Schema>> = {};
   const roots: DescMessage[] = [];
   const services = [...registry]
@@ -179,8 +182,12 @@ export function openApiDocument(registry: FileRegistry): Schema {
       const rule = toJson(http.message as DescMessage, getExtension(options, http) as never, {
         alwaysEmitImplicit: false,
       }) as JsonObject;
+      const authorization =
+        authz && hasExtension(options, authz)
+          ? (toJson(authz.message as DescMessage, getExtension(options, authz) as never) as Schema)
+          : {};
       for (const binding of bindingsOf(rule)) {
-        const [path, op] = operation(method, binding);
+        const [path, op] = operation(method, binding, authorization);
         paths[path] ??= {};
         paths[path][binding.verb] = op;
         roots.push(method.input, method.output);
