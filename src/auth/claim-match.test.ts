@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { claimEquals, isIssuerUrl, matchesExactOrPattern, unmatchedClaim } from "./claim-match.ts";
+import {
+  claimEquals,
+  claimMatchProblems,
+  isIssuerUrl,
+  matchesExactOrPattern,
+  unmatchedClaim,
+} from "./claim-match.ts";
 import { issuerKeysProblem } from "./static-keys.ts";
 
 test("patterns match whole values only, and an exact value wins over a pattern", () => {
@@ -21,6 +27,34 @@ test("patterns match whole values only, and an exact value wins over a pattern",
   assert.equal(matchesExactOrPattern("s", "s", "x"), true);
   assert.equal(matchesExactOrPattern("s", "", ""), false);
   assert.equal(matchesExactOrPattern("s", "", "("), false);
+});
+
+test("an exponential JavaScript pattern answers at once, and RE2-only syntax is enforced", () => {
+  const started = performance.now();
+  assert.equal(matchesExactOrPattern(`https://${"a".repeat(34)}!`, "", "https://(a+)+$"), false);
+  const elapsed = performance.now() - started;
+  assert.ok(elapsed < 500, `took ${elapsed.toFixed(0)} ms`);
+  assert.equal(matchesExactOrPattern("ab", "", "a(?=b)b"), false);
+  const match = {
+    issuer: "",
+    subject: "",
+    issuerPattern: "https://(a)\\1",
+    subjectPattern: "ci-(?!x).*",
+    audience: "",
+    claims: {},
+  };
+  const problems = claimMatchProblems(match);
+  assert.deepEqual(
+    problems.map(([field]) => field),
+    ["issuer_pattern", "subject_pattern"],
+  );
+  for (const [, description] of problems) assert.match(description, /must be an RE2 regular/);
+  assert.match(problems[0][1], /backreference/);
+  assert.match(problems[1][1], /lookahead/);
+  assert.deepEqual(
+    claimMatchProblems({ ...match, issuerPattern: "https://(a+)+$", subjectPattern: "ci-.*" }),
+    [],
+  );
 });
 
 test("claims compare strings as they are and other JSON values by their JSON form", () => {

@@ -1,4 +1,5 @@
 import type { JWTPayload } from "jose";
+import { compileSafePattern, maxPatternLength } from "./safe-pattern.ts";
 
 /** The upstream tokens a claim-match identity accepts (its `claimMatch`). */
 export interface ClaimMatch {
@@ -6,9 +7,9 @@ export interface ClaimMatch {
   issuer: string;
   /** Exact `sub`; "" when `subjectPattern` is used. */
   subject: string;
-  /** Regular expression the whole `iss` must match, or "". */
+  /** RE2 regular expression the whole `iss` must match, or "". */
   issuerPattern?: string;
-  /** Regular expression the whole `sub` must match, or "". */
+  /** RE2 regular expression the whole `sub` must match, or "". */
   subjectPattern?: string;
   /** When set, the token's `aud` must include it instead of Lading's own audiences. */
   audience?: string;
@@ -16,27 +17,20 @@ export interface ClaimMatch {
   claims?: Record<string, string>;
 }
 
-/** Longest pattern, in characters. */
-export const maxPatternLength = 1024;
 /** Most extra claims of one claim match. */
 export const maxClaims = 16;
 const claimName = /^[A-Za-z0-9_.:/-]{1,256}$/;
 const reservedClaims = new Set(["iss", "sub", "aud", "exp", "nbf", "iat", "jti"]);
 
-/** `pattern` compiled to match a whole value (`^(?:pattern)$`), or undefined if invalid. */
-export function compilePattern(pattern: string): RegExp | undefined {
-  try {
-    return new RegExp(`^(?:${pattern})$`);
-  } catch {
-    return undefined;
-  }
-}
-
-/** True when `value` equals `exact`, or, without `exact`, matches `pattern` anchored. */
+/**
+ * True when `value` equals `exact`, or, without `exact`, matches the whole of `pattern` (RE2). A
+ * pattern RE2 cannot run, such as a JavaScript-only one stored before patterns were RE2, matches
+ * nothing.
+ */
 export function matchesExactOrPattern(value: string, exact: string, pattern = ""): boolean {
   if (exact !== "") return value === exact;
   if (pattern === "") return false;
-  return compilePattern(pattern)?.test(value) ?? false;
+  return compileSafePattern(pattern).value?.(value) ?? false;
 }
 
 /**
@@ -82,11 +76,14 @@ export function claimMatchProblems(match: Required<ClaimMatch>): [string, string
     } else if (exact === "" && pattern === "") {
       out.push([name, `exactly one of ${name} and ${name}_pattern is required`]);
     } else if (exact !== "") checkExact();
-    else if (pattern.length > maxPatternLength || compilePattern(pattern) === undefined) {
-      out.push([
-        `${name}_pattern`,
-        `must be a JavaScript regular expression of at most ${maxPatternLength} characters`,
-      ]);
+    else {
+      const { error } = compileSafePattern(pattern);
+      if (error !== undefined) {
+        out.push([
+          `${name}_pattern`,
+          `must be an RE2 regular expression of at most ${maxPatternLength} characters; this one ${error}`,
+        ]);
+      }
     }
   };
   pair(match.issuer, match.issuerPattern, "issuer", () => {

@@ -7,6 +7,7 @@ export * from "./issuer-routes.ts";
 export * from "./oidc-client.ts";
 export type * from "./principal.ts";
 export * from "./refresh-tokens.ts";
+export * from "./safe-pattern.ts";
 export * from "./sign-in-routes.ts";
 export * from "./sign-in-tokens.ts";
 export * from "./signing-keys.ts";

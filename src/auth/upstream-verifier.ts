@@ -7,6 +7,7 @@ import {
   unmatchedClaim,
 } from "./claim-match.ts";
 import { asymmetricAlgorithms } from "./jwt-algorithms.ts";
+import { maxMatchedLength } from "./safe-pattern.ts";
 
 export type { ClaimMatch } from "./claim-match.ts";
 
@@ -40,8 +41,9 @@ interface IssuerKeys {
 
 /**
  * Creates the verifier. Order matters: the untrusted `iss` must equal the identity's issuer, or
- * match its issuer pattern and be an https URL (http for loopback), before any request leaves
- * Lading, so Lading only ever fetches issuers an identity names or admits.
+ * pass {@link admitsIssuer}, before any request leaves Lading, so Lading only ever fetches issuers
+ * an identity names or admits. The subject pattern, audience and extra claims are only looked at
+ * once the signature verifies with the issuer's keys.
  */
 export function createUpstreamVerifier(options: UpstreamVerifierOptions): UpstreamVerifier {
   const issuer = options.issuerUrl.replace(/\/+$/, "");
@@ -111,14 +113,7 @@ export function createUpstreamVerifier(options: UpstreamVerifierOptions): Upstre
         throw authError(authReasons.tokenMalformed, "the upstream token is not a JWT");
       }
       const iss = unverified.iss;
-      if (
-        typeof iss !== "string" ||
-        !match ||
-        !matchesExactOrPattern(iss, match.issuer, match.issuerPattern) ||
-        (match.issuer === "" && !isIssuerUrl(iss))
-      ) {
-        throw untrustedIssuer();
-      }
+      if (!match || !admitsIssuer(match, iss)) throw untrustedIssuer();
       const { jwks } = await keysOf(iss);
       let payload: JWTPayload;
       try {
@@ -156,6 +151,22 @@ export function createUpstreamVerifier(options: UpstreamVerifierOptions): Upstre
       return payload;
     },
   };
+}
+
+/**
+ * Whether an unverified `iss` may be fetched for `match`. With a pattern this runs before the
+ * signature is checked, since the pattern decides which URLs Lading may fetch keys from; cheap
+ * checks come first (a string, at most {@link maxMatchedLength} characters, an issuer URL) and
+ * only then the RE2 pattern, whose time is linear in that bounded input.
+ */
+export function admitsIssuer(match: ClaimMatch, iss: unknown): iss is string {
+  if (typeof iss !== "string") return false;
+  if (match.issuer !== "") return iss === match.issuer;
+  return (
+    iss.length <= maxMatchedLength &&
+    isIssuerUrl(iss) &&
+    matchesExactOrPattern(iss, "", match.issuerPattern)
+  );
 }
 
 /**

@@ -8,8 +8,12 @@ import { type Change, listPages, type ResourceDef, setIfGiven } from "./crud.ts"
 const matchFlags: FlagSpec[] = [
   { name: "issuer", value: "URL", help: "the token issuer (iss)" },
   { name: "subject", value: "SUB", help: "the token subject (sub)" },
-  { name: "issuer-pattern", value: "REGEX", help: "a pattern the issuer must match instead" },
-  { name: "subject-pattern", value: "REGEX", help: "a pattern the subject must match instead" },
+  { name: "issuer-pattern", value: "REGEX", help: "an RE2 pattern the issuer must match instead" },
+  {
+    name: "subject-pattern",
+    value: "REGEX",
+    help: "an RE2 pattern the subject must match instead",
+  },
   { name: "audience", value: "AUD", help: "the audience (aud) the token must carry" },
   { name: "claim", value: "KEY=VALUE", multiple: true, help: "another claim the token must carry" },
 ];

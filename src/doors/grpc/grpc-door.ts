@@ -12,6 +12,7 @@ import {
   type HttpRequest,
   type HttpResponse,
 } from "../../rpc/index.ts";
+import { withClientDecodeErrors } from "./decode-error-responses.ts";
 import { reflectionServices, registerReflection } from "./reflection.ts";
 
 /** What the gRPC door serves and how it learns who calls. */
@@ -44,7 +45,8 @@ export interface GrpcDoor {
  * API handler sets) and calls the same handler the REST door calls. A LadingError becomes a
  * status with the same code and message and typed details (ErrorInfo, BadRequest,
  * PreconditionFailure, ResourceInfo) in grpc-status-details-bin; anything else is logged and
- * becomes INTERNAL naming the request id.
+ * becomes INTERNAL naming the request id. A request body that does not decode is
+ * INVALID_ARGUMENT on every protocol ({@link withClientDecodeErrors}).
  */
 export function createGrpcDoor(options: GrpcDoorOptions): GrpcDoor {
   const paths = new Set<string>();
@@ -67,6 +69,8 @@ export function createGrpcDoor(options: GrpcDoorOptions): GrpcDoor {
       for (const service of reflectionServices) {
         for (const method of service.methods) paths.add(`/${service.typeName}/${method.name}`);
       }
+      // The adapter indexes router.handlers once this returns, so it serves the wrapped ones.
+      router.handlers.splice(0, Infinity, ...router.handlers.map(withClientDecodeErrors));
     },
   });
   return Object.assign((req: HttpRequest, res: HttpResponse) => handler(req, res), {

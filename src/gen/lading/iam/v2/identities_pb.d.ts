@@ -34,15 +34,15 @@ export declare type ClaimMatch = Message<"lading.iam.v2.ClaimMatch"> & {
   subject: string;
 
   /**
-   * A JavaScript regular expression the whole iss must match (anchored). Only https issuers
-   * (http for loopback hosts) are ever contacted.
+   * An RE2 regular expression the whole iss must match (anchored), at most 1024 characters.
+   * Only https issuers (http for loopback hosts) are ever contacted.
    *
    * @generated from field: string issuer_pattern = 3;
    */
   issuerPattern: string;
 
   /**
-   * A JavaScript regular expression the whole sub must match (anchored).
+   * An RE2 regular expression the whole sub must match (anchored), at most 1024 characters.
    *
    * @generated from field: string subject_pattern = 4;
    */
