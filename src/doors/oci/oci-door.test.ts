@@ -6,7 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { openTestStore } from "../../../test/support/stores.ts";
 import { bootstrapOrganisation } from "../../app/index.ts";
 import { createTokenIssuer, ensureBuiltInRoles } from "../../auth/index.ts";
-import { createListener, createLogger } from "../../server/index.ts";
+import { createListener, createLogger, requestIdOf } from "../../server/index.ts";
 import { createFilesystemBlobStore } from "../../store/blobs/index.ts";
 import { createOciDoor, type OciDoor } from "./oci-door.ts";
 
@@ -34,6 +34,7 @@ describe("OCI door upload expiry", () => {
       publicOrg: "public",
       freeTierTags: ["latest"],
       log: createLogger({ level: "silent" }),
+      requestIdOf,
       uploadTtlMs: 150,
     });
     handler = door.handler;

@@ -3,7 +3,6 @@ import type { Logger } from "pino";
 import type { TokenIssuer } from "../../auth/index.ts";
 import type { TermsGate } from "../../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../../rpc/index.ts";
-import { requestIdOf } from "../../server/index.ts";
 import type { BlobStore, BlobStoreDriver } from "../../store/blobs/index.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import { deleteBlob, getBlob } from "./blobs.ts";
@@ -33,6 +32,11 @@ export interface OciDoorOptions {
   /** Refuses pulls until the required terms are accepted (--required-terms). */
   termsGate?: TermsGate;
   log: Logger;
+  /**
+   * The request id of a request from its `x-request-id` header; the server's, so both listeners
+   * accept and make the same ids.
+   */
+  requestIdOf(header: string | string[] | undefined): string;
   /** The operator path segment of the tag history endpoint. Default `_lading`. */
   historySegment?: string;
   /** Upload sessions untouched this long expire. Default 1 hour. */
@@ -135,7 +139,7 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
   return {
     handler(req, res) {
       const started = performance.now();
-      const requestId = requestIdOf(req.headers["x-request-id"]);
+      const requestId = options.requestIdOf(req.headers["x-request-id"]);
       res.setHeader("x-request-id", requestId);
       res.setHeader("docker-distribution-api-version", "registry/2.0");
       const target = req.url ?? "/";
