@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { isRegistryPath } from "../../registry/index.ts";
 import { ensureRepo, resolveRepoPath } from "../../registry/registry-access.ts";
 import { now } from "../../rpc/index.ts";
-import { DigestMismatchError, isDigest, type UploadState } from "../../store/blobs/index.ts";
+import { DigestMismatchError, type UploadState } from "../../store/blobs/index.ts";
 import type { ReposTable } from "../../store/metadata/index.ts";
 import { linkBlob } from "./blobs.ts";
 import { num, type OciContext, type OciRequest, sendStream } from "./oci-context.ts";
 import { OciError, ociError } from "./oci-error.ts";
 import { checkDigest } from "./oci-paths.ts";
+import { parseUploadStart } from "./upload-params.ts";
 
 type UploadsRoute = { name: string };
 type UploadRoute = { name: string; id: string };
@@ -74,10 +74,14 @@ export async function startUpload(ctx: OciContext, r: OciRequest, route: Uploads
   const { caller, target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, [
     "push",
   ]);
+  const params = parseUploadStart(r.query);
+  if (params.error) {
+    r.req.resume();
+    throw params.error;
+  }
+  const { mount, from, digest } = params.value;
   const repo = await ensureRepo(ctx.db, target);
-  const mount = r.query.get("mount");
-  const from = r.query.get("from");
-  if (mount !== null && isDigest(mount) && from && isRegistryPath(from)) {
+  if (mount !== undefined && from !== undefined) {
     const source = await resolveRepoPath(ctx.db, from);
     if (source.repo && caller.actions(source).has("pull")) {
       const row = await ctx.db
@@ -93,9 +97,7 @@ export async function startUpload(ctx: OciContext, r: OciRequest, route: Uploads
       }
     }
   }
-  const digest = r.query.get("digest");
-  if (digest !== null) {
-    checkDigest(digest);
+  if (digest !== undefined) {
     try {
       const stored = await ctx.blobs.put(r.req, { expectedDigest: digest });
       return committed(ctx, r, route.name, repo, stored.digest, stored.size);
