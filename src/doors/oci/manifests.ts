@@ -5,7 +5,7 @@ import { ensureRepo } from "../../registry/registry-access.ts";
 import { now } from "../../rpc/index.ts";
 import { precompiled } from "../../store/metadata/index.ts";
 import { requireFreeTier } from "./free-tier.ts";
-import { parseManifest } from "./manifest-json.ts";
+import { parsePushedManifest } from "./manifest-json.ts";
 import { num, type OciContext, type OciRequest, readLimited, sendStream } from "./oci-context.ts";
 import { ociError } from "./oci-error.ts";
 import { checkTag, type ReferenceKind } from "./oci-paths.ts";
@@ -93,7 +93,7 @@ export async function putManifest(ctx: OciContext, r: OciRequest, route: Manifes
     checkTag(route.reference);
   }
   const bytes = await readLimited(r.req, maxManifestBytes);
-  const manifest = parseManifest(bytes, r.req.headers["content-type"]);
+  const manifest = parsePushedManifest(bytes, r.req.headers["content-type"]);
   const byDigest = route.referenceKind === "digest";
   const algorithm = byDigest && route.reference.startsWith("sha512:") ? "sha512" : "sha256";
   const digest = `${algorithm}:${createHash(algorithm).update(bytes).digest("hex")}`;
