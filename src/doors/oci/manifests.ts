@@ -66,7 +66,7 @@ export async function getManifest(ctx: OciContext, r: OciRequest, route: Manifes
   const [row] = await lookup(ctx.db, repo.uid, route.reference);
   if (!row) throw unknownManifest(route.reference);
   const digest = row.digest;
-  await requireFreeTier(ctx, caller, repo.uid, (reach) =>
+  await requireFreeTier(ctx, caller, { ...target, repo }, (reach) =>
     byDigest ? reach.manifests.has(digest) : reach.tags.has(route.reference),
   );
   const headers = {

@@ -70,6 +70,7 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     tokens: options.tokens,
     audience: options.audience,
     registryUrl: options.registryUrl,
+    publicOrg: options.publicOrg,
     tokenTtlSeconds: options.tokenTtlSeconds,
   });
   const ctx: OciContext = {
@@ -82,7 +83,7 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     termsGate: options.termsGate,
     log,
   };
-  const token = createTokenEndpoint({ db, auth, publicOrg: options.publicOrg });
+  const token = createTokenEndpoint({ db, auth });
   const uploads = createUploadHandlers(uploadTtlMs);
 
   async function dispatch(r: OciRequest, path: string): Promise<void> {

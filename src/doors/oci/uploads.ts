@@ -4,6 +4,7 @@ import { now } from "../../rpc/index.ts";
 import { DigestMismatchError, type UploadState } from "../../store/blobs/index.ts";
 import type { ReposTable } from "../../store/metadata/index.ts";
 import { linkBlob } from "./blobs.ts";
+import { freeTierReach } from "./free-tier.ts";
 import { num, type OciContext, type OciRequest, sendStream } from "./oci-context.ts";
 import { OciError, ociError } from "./oci-error.ts";
 import { checkDigest } from "./oci-paths.ts";
@@ -83,12 +84,18 @@ export async function startUpload(ctx: OciContext, r: OciRequest, route: Uploads
   const repo = await ensureRepo(ctx.db, target);
   if (mount !== undefined && from !== undefined) {
     const source = await resolveRepoPath(ctx.db, from);
-    if (source.repo && caller.actions(source).has("pull")) {
+    const sourceRepo = source.repo;
+    // Pull that reaches only the free tier may mount only what the free tier reaches.
+    const readable =
+      sourceRepo &&
+      caller.actions(source).has("pull") &&
+      (!caller.freeTierOnly(source) || (await freeTierReach(ctx, sourceRepo.uid)).blobs.has(mount));
+    if (readable) {
       const row = await ctx.db
         .selectFrom("repo_blobs")
         .innerJoin("blobs", "blobs.digest", "repo_blobs.digest")
         .select("blobs.size")
-        .where("repo_blobs.repo_uid", "=", source.repo.uid)
+        .where("repo_blobs.repo_uid", "=", sourceRepo.uid)
         .where("repo_blobs.digest", "=", mount)
         .executeTakeFirst();
       if (row) {
