@@ -136,17 +136,20 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
     return ladingCaller(claims, scope);
   }
 
-  async function ladingCaller(claims: TokenClaims, scope?: string): Promise<RegistryCaller> {
-    let grants: Grants;
+  /** The token's identity, still there and unexpired; 401 invalid_token otherwise. */
+  async function principalOf(claims: TokenClaims, scope?: string) {
     try {
-      const principal = await authenticator.principalFor(claims);
-      grants = await principal.grants();
+      return await authenticator.principalFor(claims);
     } catch (error) {
       if (error instanceof LadingError && error.code === Code.Unauthenticated) {
         throw unauthorized(error.message, scope, "invalid_token");
       }
       throw error;
     }
+  }
+
+  async function ladingCaller(claims: TokenClaims, scope?: string): Promise<RegistryCaller> {
+    const grants: Grants = await (await principalOf(claims, scope)).grants();
     const granted = (target: RepoPath) => allowedActions(grants, target);
     return {
       subject: claims.sub,
@@ -187,6 +190,9 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
     if (Array.isArray(access)) {
       const entries = access.filter(isAccessEntry);
       const anonymous = claims.sub === "anonymous";
+      // One indexed read per request, so deleting (or expiring) the identity ends its registry
+      // tokens at once; the actions stay those of the `access` claim until the token expires.
+      if (!anonymous) await principalOf(claims, scope);
       const limited = new Set(Array.isArray(freeTier) ? freeTier : []);
       return {
         subject: claims.sub,
@@ -240,8 +246,8 @@ const verifiedMax = 1024;
  * `tokens` whose `verify` for the registry `audience` reuses, for at most 2 seconds and never
  * past the token's `exp`, the claims of a token it verified before. This caches only what the
  * token itself proves (its signature and claims, including a registry token's self-contained
- * `access` claim): a Lading token's identity and grants are still read from the database on
- * every request, so revoking them takes effect at once. Retiring a signing key reaches a token
+ * `access` claim): a Lading token's identity and grants, and a registry token's identity, are
+ * still read from the database on every request, so revoking them takes effect at once. Retiring a signing key reaches a token
  * already verified within at most those 2 seconds. Failures are never cached. Per process.
  */
 function cachingVerifier(tokens: TokenIssuer, audience: string): TokenIssuer {
