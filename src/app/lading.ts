@@ -175,7 +175,7 @@ export async function startLading(
     log,
     async close(options) {
       ready = false;
-      oci.close();
+      await oci.close();
       const timeoutMs = options?.timeoutMs ?? 30_000;
       await Promise.all([listener.close({ timeoutMs }), registryListener.close({ timeoutMs })]);
       await store.close();

@@ -44,7 +44,7 @@ describe("OCI door upload expiry", () => {
       ttlSeconds: 600,
     });
     close = async () => {
-      door.close();
+      await door.close();
       await listener.close({ timeoutMs: 1000 });
       await opened.close();
       rmSync(dir, { recursive: true, force: true });
@@ -60,7 +60,7 @@ describe("OCI door upload expiry", () => {
     assert.equal((await fetch(`${url}${location}`, { headers })).status, 204);
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal((await fetch(`${url}${location}`, { headers })).status, 404);
-    assert.equal(await door.expireUploads(), 1);
-    assert.equal(await door.expireUploads(), 0);
+    assert.equal((await door.sweep()).sessions, 1);
+    assert.equal((await door.sweep()).sessions, 0);
   });
 });

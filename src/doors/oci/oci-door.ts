@@ -14,7 +14,8 @@ import { ociError, sendOciError, toOciError } from "./oci-error.ts";
 import { matchOciRoute } from "./oci-paths.ts";
 import { createRegistryAuth } from "./registry-auth.ts";
 import { createTokenEndpoint } from "./token-endpoint.ts";
-import { createUploadHandlers, expireUploads, startUpload } from "./uploads.ts";
+import { type SweepResult, sweepUploads } from "./upload-sweep.ts";
+import { createUploadHandlers, startUpload } from "./uploads.ts";
 
 /** What the registry listener serves and how. */
 export interface OciDoorOptions {
@@ -41,7 +42,13 @@ export interface OciDoorOptions {
   historySegment?: string;
   /** Upload sessions untouched this long expire. Default 1 hour. */
   uploadTtlMs?: number;
-  /** How often expired sessions are swept. Default 1 minute. */
+  /**
+   * Temp files and objects that belong to no live session are removed once untouched this
+   * long. Default 1 hour: a write in progress touches its file continually, so only a write
+   * that died (or stalled for an hour) leaves one this old.
+   */
+  orphanTtlMs?: number;
+  /** How often sessions and orphans are swept, after a first sweep at start. Default 1 minute. */
   sweepIntervalMs?: number;
   /** Lifetime of registry tokens. Default 300 seconds. */
   tokenTtlSeconds?: number;
@@ -50,10 +57,13 @@ export interface OciDoorOptions {
 /** The registry listener's request handler, and its background sweeper. */
 export interface OciDoor {
   handler(req: HttpRequest, res: HttpResponse): void;
-  /** Aborts and forgets upload sessions past their expiry; returns how many. */
-  expireUploads(): Promise<number>;
-  /** Stops the sweeper. */
-  close(): void;
+  /**
+   * Sweeps now (or joins the sweep under way): expires idle upload sessions, then removes temp
+   * data of no live session (see sweepUploads).
+   */
+  sweep(): Promise<SweepResult>;
+  /** Stops the sweeper and waits for a sweep under way. */
+  close(): Promise<void>;
 }
 
 /**
@@ -128,13 +138,22 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     }
   }
 
-  const sweeper = setInterval(() => {
-    expireUploads(ctx, uploadTtlMs).catch((err: unknown) =>
-      log.warn({ err }, "upload sweep failed"),
+  const sweepOptions = { uploadTtlMs, orphanTtlMs: options.orphanTtlMs ?? 3_600_000 };
+  let sweeping: Promise<SweepResult> | undefined;
+  const sweep = () => {
+    sweeping ??= sweepUploads(ctx, options.blobs as Partial<BlobStoreDriver>, sweepOptions).finally(
+      () => {
+        sweeping = undefined;
+      },
     );
-    const driver = options.blobs as Partial<BlobStoreDriver>;
-    driver.sweep?.(uploadTtlMs * 2).catch((err: unknown) => log.warn({ err }, "blob sweep failed"));
-  }, options.sweepIntervalMs ?? 60_000);
+    return sweeping;
+  };
+  const sweepQuietly = () => {
+    sweep().catch((err: unknown) => log.warn({ err }, "upload sweep failed"));
+  };
+  // At start too: what a killed process left behind should not wait for the first tick.
+  sweepQuietly();
+  const sweeper = setInterval(sweepQuietly, options.sweepIntervalMs ?? 60_000);
   sweeper.unref();
 
   return {
@@ -159,7 +178,10 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
         sendOciError(res, toOciError(err, requestId, log), method === "HEAD");
       });
     },
-    expireUploads: () => expireUploads(ctx, uploadTtlMs),
-    close: () => clearInterval(sweeper),
+    sweep,
+    async close() {
+      clearInterval(sweeper);
+      await sweeping?.catch(() => undefined);
+    },
   };
 }

@@ -239,18 +239,3 @@ export function createUploadHandlers(uploadTtlMs: number) {
     },
   };
 }
-
-/** Aborts and forgets every upload session untouched for `uploadTtlMs`; returns how many. */
-export async function expireUploads(ctx: OciContext, uploadTtlMs: number): Promise<number> {
-  const cutoff = new Date(Date.now() - uploadTtlMs).toISOString();
-  const stale = await ctx.db
-    .selectFrom("uploads")
-    .select(["id", "state"])
-    .where("update_time", "<", cutoff)
-    .execute();
-  for (const row of stale) {
-    await ctx.db.deleteFrom("uploads").where("id", "=", row.id).execute();
-    await ctx.blobs.abortUpload(JSON.parse(row.state) as UploadState).catch(() => undefined);
-  }
-  return stale.length;
-}
