@@ -35,7 +35,7 @@ import {
   groupRepoCheck,
 } from "../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../rpc/index.ts";
-import { createApiHandler, createListener, createLogger } from "../server/index.ts";
+import { createApiHandler, createListener, createLogger, requestIdOf } from "../server/index.ts";
 import { createBlobStore } from "../store/blobs/index.ts";
 import {
   createMetadataStore,
@@ -140,6 +140,7 @@ export async function startLading(
     freeTierTags: config.freeTierTags,
     termsGate,
     log,
+    requestIdOf,
   });
   serveRegistry = oci.handler;
   serve = createApiHandler({
@@ -175,7 +176,7 @@ export async function startLading(
     log,
     async close(options) {
       ready = false;
-      oci.close();
+      await oci.close();
       const timeoutMs = options?.timeoutMs ?? 30_000;
       await Promise.all([listener.close({ timeoutMs }), registryListener.close({ timeoutMs })]);
       await store.close();

@@ -213,6 +213,19 @@ for (const driver of blobDrivers) {
       await assert.rejects(store.commitUpload(state, sha256("left behind")), UploadNotFoundError);
     });
 
+    it("keeps the uploads it is told are live, whatever their age", async () => {
+      let live = await store.createUpload();
+      live = await store.appendUpload(live, Readable.from([Buffer.from("still wanted")]));
+      let dead = await store.createUpload();
+      dead = await store.appendUpload(dead, Readable.from([Buffer.from("abandoned")]));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.ok((await store.sweep(0, [live, { size: 0, forged: true }])) >= 1);
+      await assert.rejects(store.commitUpload(dead, sha256("abandoned")), UploadNotFoundError);
+      const stored = await store.commitUpload(live, sha256("still wanted"));
+      assert.equal(stored.digest, sha256("still wanted"));
+      await store.delete(stored.digest);
+    });
+
     it("rejects invalid digests before touching storage", async () => {
       for (const digest of invalidDigests) {
         await assert.rejects(store.stat(digest), InvalidDigestError, digest);

@@ -14,6 +14,11 @@ export const blobDrivers = ["filesystem", "filesystem-page-cache", "s3"] as cons
 /** A fresh, empty blob store location; `open` makes a new instance on it, as another replica would. */
 export interface TestBlobStore {
   open(): BlobStoreDriver;
+  /**
+   * Where the bytes lie on disk: the filesystem store's directory, or for S3 the directory of
+   * the store's prefix inside the s3rver's files (one `<name>._S3rver_object` file per key).
+   */
+  dir: string;
   cleanup(): Promise<void>;
 }
 
@@ -32,6 +37,7 @@ export async function createTestBlobStore(
     const directIo = driver === "filesystem";
     return {
       open: () => createFilesystemBlobStore({ dir, directIo }),
+      dir,
       cleanup: () => rm(dir, { recursive: true, force: true }),
     };
   }
@@ -47,6 +53,7 @@ export async function createTestBlobStore(
         credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
         partSize: testPartSize,
       }),
+    dir: join(dir, "lading-test", "registry", "blobs-test"),
     async cleanup() {
       await server.close();
       await rm(dir, { recursive: true, force: true });

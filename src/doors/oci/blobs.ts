@@ -64,7 +64,7 @@ export async function getBlob(ctx: OciContext, r: OciRequest, route: BlobRoute) 
     .where("repo_blobs.digest", "=", route.digest)
     .executeTakeFirst();
   if (!row) throw ociError(404, "BLOB_UNKNOWN", `blob ${route.digest} is not known`);
-  await requireFreeTier(ctx, caller, repo.uid, (reach) => reach.blobs.has(route.digest));
+  await requireFreeTier(ctx, caller, { ...target, repo }, (reach) => reach.blobs.has(route.digest));
   const size = num(row.size);
   const range = parseRange(r.req.headers.range, size);
   const headers: Record<string, string | number> = {

@@ -34,7 +34,7 @@ export async function listTags(ctx: OciContext, r: OciRequest, route: { name: st
   const last = r.query.get("last");
   let query = ctx.db.selectFrom("tags").select("name").where("parent_uid", "=", repo.uid);
   if (last) query = query.where("name", ">", last);
-  if (caller.anonymous) query = query.where("name", "in", ["", ...ctx.freeTierTags]);
+  if (caller.freeTierOnly(target)) query = query.where("name", "in", ["", ...ctx.freeTierTags]);
   const rows = await query
     .orderBy("name")
     .limit(n + 1)
@@ -66,7 +66,10 @@ export async function listCatalog(ctx: OciContext, r: OciRequest) {
         orgUid: repo.root_uid,
         repo,
       };
-      return caller.actions(target).has("pull") ? target.path : undefined;
+      // A Lading token's free-tier pull covers every public repo; listing them all would say
+      // more than an anonymous caller learns, so the catalog shows what grants reach.
+      const listed = caller.scoped || !caller.freeTierOnly(target);
+      return listed && caller.actions(target).has("pull") ? target.path : undefined;
     })
     .filter((name): name is string => name !== undefined && name > last)
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -87,7 +90,7 @@ export async function listReferrers(
   ]);
   const repo = target.repo;
   if (!repo) throw ociError(404, "NAME_UNKNOWN", `repository ${route.name} is not known`);
-  await requireFreeTier(ctx, caller, repo.uid, () => false);
+  await requireFreeTier(ctx, caller, { ...target, repo }, () => false);
   const artifactType = r.query.get("artifactType");
   let query = ctx.db
     .selectFrom("manifests")
@@ -153,7 +156,9 @@ export async function tagHistory(
   ]);
   const repo = target.repo;
   if (!repo) throw ociError(404, "NAME_UNKNOWN", `repository ${route.name} is not known`);
-  await requireFreeTier(ctx, caller, repo.uid, () => ctx.freeTierTags.includes(route.tag));
+  await requireFreeTier(ctx, caller, { ...target, repo }, () =>
+    ctx.freeTierTags.includes(route.tag),
+  );
   const known = await ctx.db
     .selectFrom("tag_history")
     .select("seq")

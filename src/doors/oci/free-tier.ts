@@ -1,4 +1,6 @@
 import { buffer } from "node:stream/consumers";
+import type { RepoPath } from "../../registry/registry-access.ts";
+import type { ReposTable } from "../../store/metadata/index.ts";
 import { parseManifest } from "./manifest-json.ts";
 import type { OciContext } from "./oci-context.ts";
 import { ociError } from "./oci-error.ts";
@@ -45,18 +47,21 @@ export async function freeTierReach(ctx: OciContext, repoUid: string): Promise<F
   return reach;
 }
 
-/** For an anonymous caller, 403 DENIED unless `check` holds for the free-tier reach. */
+/**
+ * For a caller whose pull on `target` (an existing repo) reaches only the free tier, 403 DENIED
+ * unless `check` holds for the free-tier reach.
+ */
 export async function requireFreeTier(
   ctx: OciContext,
   caller: RegistryCaller,
-  repoUid: string,
+  target: RepoPath & { repo: ReposTable },
   check: (reach: FreeTierReach) => boolean,
 ): Promise<void> {
-  if (!caller.anonymous) return;
-  if (check(await freeTierReach(ctx, repoUid))) return;
+  if (!caller.freeTierOnly(target)) return;
+  if (check(await freeTierReach(ctx, target.repo.uid))) return;
   throw ociError(
     403,
     "DENIED",
-    `anonymous pulls reach only tags ${ctx.freeTierTags.join(", ")} and what they point to`,
+    `without a grant on ${target.orgName}, pulls reach only tags ${ctx.freeTierTags.join(", ")} and what they point to`,
   );
 }

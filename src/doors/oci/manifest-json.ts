@@ -1,5 +1,6 @@
 import { isDigest } from "../../store/blobs/index.ts";
 import { ociError } from "./oci-error.ts";
+import { parseStrictJson } from "./strict-json.ts";
 
 /** Manifest media types the registry stores (OCI and Docker schema 2, image and index). */
 export const manifestTypes = {
@@ -37,20 +38,49 @@ export interface ParsedManifest {
   annotations: Record<string, string> | undefined;
 }
 
+/** Deepest nesting of objects and arrays a pushed manifest may have (real ones stay under 10). */
+export const maxManifestDepth = 64;
+
+/**
+ * Parses the bytes of a manifest being pushed, as {@link parseManifest} does, after refusing
+ * anything two parsers could read differently (see parseStrictJson: invalid UTF-8, duplicate
+ * or case-folded duplicate keys, lone surrogates, nesting deeper than 64) and any
+ * `schemaVersion` but the JSON number written `2` (`2e308`, `2.0`, `"2"` are refused: Go
+ * clients decode it into an int). 400 MANIFEST_INVALID.
+ */
+export function parsePushedManifest(
+  bytes: Buffer,
+  contentType: string | undefined,
+): ParsedManifest {
+  const { value, error } = parseStrictJson(bytes, maxManifestDepth);
+  if (error !== undefined) throw ociError(400, "MANIFEST_INVALID", `manifest: ${error}`);
+  const manifest = describeManifest(value.value, contentType);
+  if (value.topLevelSource.get("schemaVersion") !== "2") {
+    throw ociError(400, "MANIFEST_INVALID", "schemaVersion must be the number 2");
+  }
+  return manifest;
+}
+
 /**
  * Parses manifest bytes; `contentType` (parameters ignored) wins when the body names no
  * `mediaType`, and the two must agree when both are present. 400 MANIFEST_INVALID otherwise.
+ * Lenient: it reads manifests already stored, which may predate the push-time checks.
  */
 export function parseManifest(bytes: Buffer, contentType: string | undefined): ParsedManifest {
-  let json: Record<string, unknown>;
+  let json: unknown;
   try {
     json = JSON.parse(bytes.toString("utf8"));
   } catch {
     throw ociError(400, "MANIFEST_INVALID", "the manifest is not JSON");
   }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+  return describeManifest(json, contentType);
+}
+
+function describeManifest(value: unknown, contentType: string | undefined): ParsedManifest {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw ociError(400, "MANIFEST_INVALID", "the manifest is not a JSON object");
   }
+  const json = value as Record<string, unknown>;
   const header = contentType?.split(";")[0].trim().toLowerCase() || undefined;
   const declared = typeof json.mediaType === "string" ? json.mediaType : undefined;
   if (header && declared && header !== declared) {

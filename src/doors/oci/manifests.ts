@@ -3,13 +3,12 @@ import { Readable } from "node:stream";
 import { moveTag } from "../../registry/index.ts";
 import { ensureRepo } from "../../registry/registry-access.ts";
 import { now } from "../../rpc/index.ts";
-import { isDigest } from "../../store/blobs/index.ts";
 import { precompiled } from "../../store/metadata/index.ts";
 import { requireFreeTier } from "./free-tier.ts";
-import { parseManifest } from "./manifest-json.ts";
+import { parsePushedManifest } from "./manifest-json.ts";
 import { num, type OciContext, type OciRequest, readLimited, sendStream } from "./oci-context.ts";
 import { ociError } from "./oci-error.ts";
-import { checkTag } from "./oci-paths.ts";
+import { checkTag, type ReferenceKind } from "./oci-paths.ts";
 import { requireTerms } from "./terms.ts";
 
 /** Largest manifest accepted (Distribution and zot use 4 MiB; oci.md §1.2). */
@@ -18,12 +17,14 @@ export const maxManifestBytes = 4 * 1024 * 1024;
 /** Most `tag` parameters of one PUT by digest (distribution-spec main asks for at least 10). */
 export const maxTagsPerPut = 46;
 
-type ManifestRoute = { name: string; reference: string };
+type ManifestRoute = { name: string; reference: string; referenceKind: ReferenceKind };
 
 const noRepo = (name: string) =>
   ociError(404, "NAME_UNKNOWN", `repository ${name} is not known`, { name });
 const unknownManifest = (reference: string) =>
-  ociError(404, "MANIFEST_UNKNOWN", `manifest ${reference} is not known`, { reference });
+  ociError(404, "MANIFEST_UNKNOWN", `manifest ${reference.slice(0, 256)} is not known`, {
+    reference: reference.slice(0, 256),
+  });
 
 const manifestByDigest = precompiled((db, repoUid: string, digest: string) =>
   db
@@ -57,13 +58,15 @@ export async function getManifest(ctx: OciContext, r: OciRequest, route: Manifes
   ]);
   const repo = target.repo;
   if (!repo) throw noRepo(route.name);
+  // A reference no tag can have names no manifest: 404, without a lookup.
+  if (route.referenceKind === "invalid") throw unknownManifest(route.reference);
   await requireTerms(ctx, repo.parent_uid);
-  const byDigest = isDigest(route.reference);
+  const byDigest = route.referenceKind === "digest";
   const lookup = byDigest ? manifestByDigest : manifestByTag;
   const [row] = await lookup(ctx.db, repo.uid, route.reference);
   if (!row) throw unknownManifest(route.reference);
   const digest = row.digest;
-  await requireFreeTier(ctx, caller, repo.uid, (reach) =>
+  await requireFreeTier(ctx, caller, { ...target, repo }, (reach) =>
     byDigest ? reach.manifests.has(digest) : reach.tags.has(route.reference),
   );
   const headers = {
@@ -85,9 +88,13 @@ export async function getManifest(ctx: OciContext, r: OciRequest, route: Manifes
  */
 export async function putManifest(ctx: OciContext, r: OciRequest, route: ManifestRoute) {
   const { target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, ["push"]);
+  if (route.referenceKind === "invalid") {
+    r.req.resume();
+    checkTag(route.reference);
+  }
   const bytes = await readLimited(r.req, maxManifestBytes);
-  const manifest = parseManifest(bytes, r.req.headers["content-type"]);
-  const byDigest = isDigest(route.reference);
+  const manifest = parsePushedManifest(bytes, r.req.headers["content-type"]);
+  const byDigest = route.referenceKind === "digest";
   const algorithm = byDigest && route.reference.startsWith("sha512:") ? "sha512" : "sha256";
   const digest = `${algorithm}:${createHash(algorithm).update(bytes).digest("hex")}`;
   if (byDigest && digest !== route.reference) {
@@ -153,7 +160,8 @@ export async function deleteManifest(ctx: OciContext, r: OciRequest, route: Mani
   const { target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, ["delete"]);
   const repo = target.repo;
   if (!repo) throw noRepo(route.name);
-  if (!isDigest(route.reference)) {
+  if (route.referenceKind === "invalid") throw unknownManifest(route.reference);
+  if (route.referenceKind === "tag") {
     const gone = await ctx.db
       .deleteFrom("tags")
       .where("parent_uid", "=", repo.uid)

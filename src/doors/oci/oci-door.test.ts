@@ -6,7 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { openTestStore } from "../../../test/support/stores.ts";
 import { bootstrapOrganisation } from "../../app/index.ts";
 import { createTokenIssuer, ensureBuiltInRoles } from "../../auth/index.ts";
-import { createListener, createLogger } from "../../server/index.ts";
+import { createListener, createLogger, requestIdOf } from "../../server/index.ts";
 import { createFilesystemBlobStore } from "../../store/blobs/index.ts";
 import { createOciDoor, type OciDoor } from "./oci-door.ts";
 
@@ -34,6 +34,7 @@ describe("OCI door upload expiry", () => {
       publicOrg: "public",
       freeTierTags: ["latest"],
       log: createLogger({ level: "silent" }),
+      requestIdOf,
       uploadTtlMs: 150,
     });
     handler = door.handler;
@@ -43,7 +44,7 @@ describe("OCI door upload expiry", () => {
       ttlSeconds: 600,
     });
     close = async () => {
-      door.close();
+      await door.close();
       await listener.close({ timeoutMs: 1000 });
       await opened.close();
       rmSync(dir, { recursive: true, force: true });
@@ -59,7 +60,7 @@ describe("OCI door upload expiry", () => {
     assert.equal((await fetch(`${url}${location}`, { headers })).status, 204);
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal((await fetch(`${url}${location}`, { headers })).status, 404);
-    assert.equal(await door.expireUploads(), 1);
-    assert.equal(await door.expireUploads(), 0);
+    assert.equal((await door.sweep()).sessions, 1);
+    assert.equal((await door.sweep()).sessions, 0);
   });
 });

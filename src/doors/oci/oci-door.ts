@@ -3,7 +3,6 @@ import type { Logger } from "pino";
 import type { TokenIssuer } from "../../auth/index.ts";
 import type { TermsGate } from "../../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../../rpc/index.ts";
-import { requestIdOf } from "../../server/index.ts";
 import type { BlobStore, BlobStoreDriver } from "../../store/blobs/index.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import { deleteBlob, getBlob } from "./blobs.ts";
@@ -15,7 +14,8 @@ import { ociError, sendOciError, toOciError } from "./oci-error.ts";
 import { matchOciRoute } from "./oci-paths.ts";
 import { createRegistryAuth } from "./registry-auth.ts";
 import { createTokenEndpoint } from "./token-endpoint.ts";
-import { createUploadHandlers, expireUploads, startUpload } from "./uploads.ts";
+import { type SweepResult, sweepUploads } from "./upload-sweep.ts";
+import { createUploadHandlers, startUpload } from "./uploads.ts";
 
 /** What the registry listener serves and how. */
 export interface OciDoorOptions {
@@ -33,11 +33,22 @@ export interface OciDoorOptions {
   /** Refuses pulls until the required terms are accepted (--required-terms). */
   termsGate?: TermsGate;
   log: Logger;
+  /**
+   * The request id of a request from its `x-request-id` header; the server's, so both listeners
+   * accept and make the same ids.
+   */
+  requestIdOf(header: string | string[] | undefined): string;
   /** The operator path segment of the tag history endpoint. Default `_lading`. */
   historySegment?: string;
   /** Upload sessions untouched this long expire. Default 1 hour. */
   uploadTtlMs?: number;
-  /** How often expired sessions are swept. Default 1 minute. */
+  /**
+   * Temp files and objects that belong to no live session are removed once untouched this
+   * long. Default 1 hour: a write in progress touches its file continually, so only a write
+   * that died (or stalled for an hour) leaves one this old.
+   */
+  orphanTtlMs?: number;
+  /** How often sessions and orphans are swept, after a first sweep at start. Default 1 minute. */
   sweepIntervalMs?: number;
   /** Lifetime of registry tokens. Default 300 seconds. */
   tokenTtlSeconds?: number;
@@ -46,10 +57,13 @@ export interface OciDoorOptions {
 /** The registry listener's request handler, and its background sweeper. */
 export interface OciDoor {
   handler(req: HttpRequest, res: HttpResponse): void;
-  /** Aborts and forgets upload sessions past their expiry; returns how many. */
-  expireUploads(): Promise<number>;
-  /** Stops the sweeper. */
-  close(): void;
+  /**
+   * Sweeps now (or joins the sweep under way): expires idle upload sessions, then removes temp
+   * data of no live session (see sweepUploads).
+   */
+  sweep(): Promise<SweepResult>;
+  /** Stops the sweeper and waits for a sweep under way. */
+  close(): Promise<void>;
 }
 
 /**
@@ -66,6 +80,7 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     tokens: options.tokens,
     audience: options.audience,
     registryUrl: options.registryUrl,
+    publicOrg: options.publicOrg,
     tokenTtlSeconds: options.tokenTtlSeconds,
   });
   const ctx: OciContext = {
@@ -78,7 +93,7 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     termsGate: options.termsGate,
     log,
   };
-  const token = createTokenEndpoint({ db, auth, publicOrg: options.publicOrg });
+  const token = createTokenEndpoint({ db, auth });
   const uploads = createUploadHandlers(uploadTtlMs);
 
   async function dispatch(r: OciRequest, path: string): Promise<void> {
@@ -123,19 +138,28 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     }
   }
 
-  const sweeper = setInterval(() => {
-    expireUploads(ctx, uploadTtlMs).catch((err: unknown) =>
-      log.warn({ err }, "upload sweep failed"),
+  const sweepOptions = { uploadTtlMs, orphanTtlMs: options.orphanTtlMs ?? 3_600_000 };
+  let sweeping: Promise<SweepResult> | undefined;
+  const sweep = () => {
+    sweeping ??= sweepUploads(ctx, options.blobs as Partial<BlobStoreDriver>, sweepOptions).finally(
+      () => {
+        sweeping = undefined;
+      },
     );
-    const driver = options.blobs as Partial<BlobStoreDriver>;
-    driver.sweep?.(uploadTtlMs * 2).catch((err: unknown) => log.warn({ err }, "blob sweep failed"));
-  }, options.sweepIntervalMs ?? 60_000);
+    return sweeping;
+  };
+  const sweepQuietly = () => {
+    sweep().catch((err: unknown) => log.warn({ err }, "upload sweep failed"));
+  };
+  // At start too: what a killed process left behind should not wait for the first tick.
+  sweepQuietly();
+  const sweeper = setInterval(sweepQuietly, options.sweepIntervalMs ?? 60_000);
   sweeper.unref();
 
   return {
     handler(req, res) {
       const started = performance.now();
-      const requestId = requestIdOf(req.headers["x-request-id"]);
+      const requestId = options.requestIdOf(req.headers["x-request-id"]);
       res.setHeader("x-request-id", requestId);
       res.setHeader("docker-distribution-api-version", "registry/2.0");
       const target = req.url ?? "/";
@@ -154,7 +178,10 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
         sendOciError(res, toOciError(err, requestId, log), method === "HEAD");
       });
     },
-    expireUploads: () => expireUploads(ctx, uploadTtlMs),
-    close: () => clearInterval(sweeper),
+    sweep,
+    async close() {
+      clearInterval(sweeper);
+      await sweeping?.catch(() => undefined);
+    },
   };
 }

@@ -2,11 +2,17 @@ import { isRegistryPath, isTagName } from "../../registry/index.ts";
 import { isDigest } from "../../store/blobs/index.ts";
 import { ociError } from "./oci-error.ts";
 
+/**
+ * What a manifest reference is: a digest, a tag, or neither (a name no tag can have, which
+ * reads answer like any missing manifest and a PUT refuses).
+ */
+export type ReferenceKind = "digest" | "tag" | "invalid";
+
 /** One parsed OCI request path. */
 export type OciRoute =
   | { kind: "base" }
   | { kind: "catalog" }
-  | { kind: "manifest"; name: string; reference: string }
+  | { kind: "manifest"; name: string; reference: string; referenceKind: ReferenceKind }
   | { kind: "blob"; name: string; digest: string }
   | { kind: "uploads"; name: string }
   | { kind: "upload"; name: string; id: string }
@@ -17,7 +23,11 @@ export type OciRoute =
 const routes: [RegExp, (m: RegExpExecArray) => OciRoute][] = [
   [/^\/v2\/?$/, () => ({ kind: "base" })],
   [/^\/v2\/_catalog$/, () => ({ kind: "catalog" })],
-  [/^\/v2\/(.+)\/manifests\/([^/]+)$/, (m) => ({ kind: "manifest", name: m[1], reference: m[2] })],
+  [
+    /^\/v2\/(.+)\/manifests\/([^/]+)$/,
+    // The kind is set once the name has been checked.
+    (m) => ({ kind: "manifest", name: m[1], reference: m[2], referenceKind: "invalid" }),
+  ],
   [/^\/v2\/(.+)\/blobs\/uploads\/?$/, (m) => ({ kind: "uploads", name: m[1] })],
   [/^\/v2\/(.+)\/blobs\/uploads\/([^/]+)$/, (m) => ({ kind: "upload", name: m[1], id: m[2] })],
   [/^\/v2\/(.+)\/blobs\/([^/]+)$/, (m) => ({ kind: "blob", name: m[1], digest: m[2] })],
@@ -43,13 +53,22 @@ export function matchOciRoute(path: string, history: string): OciRoute | undefin
   checkName(route.name);
   if ("digest" in route) checkDigest(route.digest);
   if (route.kind === "history") checkTag(route.tag);
-  if (route.kind === "manifest" && !isDigest(route.reference)) {
-    checkTag(route.reference);
-  }
+  if (route.kind === "manifest") route.referenceKind = referenceKind(route.reference);
   if (route.kind === "upload" && !/^[a-f0-9-]{36}$/.test(route.id)) {
     throw ociError(404, "BLOB_UPLOAD_UNKNOWN", "upload session unknown");
   }
   return route;
+}
+
+/**
+ * The kind of a manifest reference. Anything with a `:` names a digest (tags cannot hold one),
+ * so a malformed digest is 400 DIGEST_INVALID; any other invalid reference is left to the
+ * handler, because the distribution-spec conformance suite expects a read of it to be 404.
+ */
+function referenceKind(reference: string): ReferenceKind {
+  if (isDigest(reference)) return "digest";
+  if (reference.includes(":")) checkDigest(reference);
+  return isTagName(reference) ? "tag" : "invalid";
 }
 
 /** Throws 400 NAME_INVALID unless `name` is a valid `<org>/<image>` path. */

@@ -17,6 +17,7 @@ import {
 } from "../../registry/registry-access.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import { isUidp } from "../../uidp/index.ts";
+import { basicCredentials, credentialToken } from "./credentials.ts";
 import { OciError } from "./oci-error.ts";
 
 /** One entry of a registry token's `access` claim (Docker token spec). */
@@ -30,12 +31,17 @@ export interface AccessEntry {
 export interface RegistryCaller {
   /** Identity uid, or `anonymous`. */
   subject: string;
-  /** An anonymous registry token: pulls reach only free-tier tags of the public organisation. */
+  /** An anonymous registry token. */
   anonymous: boolean;
   /** A registry token (actions fixed by its `access` claim) rather than a Lading token. */
   scoped: boolean;
   /** The actions held on `target`. */
   actions(target: RepoPath): Set<RegistryAction>;
+  /**
+   * Whether `pull` on `target` reaches only the public organisation's free tier: the caller is
+   * anonymous, or holds no grant of its own there and pulls only as anyone may.
+   */
+  freeTierOnly(target: RepoPath): boolean;
   /** Request-time grants, for a Lading token. */
   grants: Grants | undefined;
   /** The `access` claim, for a registry token. */
@@ -50,6 +56,11 @@ export interface RegistryAuthOptions {
   audience: string;
   /** The registry URL, whose `/token` is the realm of every challenge. */
   registryUrl: string;
+  /**
+   * The organisation anyone may pull free-tier tags from: a signed-in caller without a grant
+   * there gets that much too, never less than an anonymous one.
+   */
+  publicOrg: string;
   /** Lifetime of registry tokens. Default 300 seconds: long enough for one push of a big image. */
   tokenTtlSeconds?: number;
 }
@@ -71,8 +82,13 @@ export interface RegistryAuth {
     path: string,
     needed: RegistryAction[],
   ): Promise<{ caller: RegistryCaller; target: RepoPath }>;
-  /** Signs a registry token for `subject` with `access`. */
-  mint(subject: string, access: AccessEntry[]): Promise<string>;
+  /**
+   * Signs a registry token for `subject` with `access`; `freeTier` names the repositories of
+   * `access` whose `pull` reaches only the free tier (the `free_tier` claim).
+   */
+  mint(subject: string, access: AccessEntry[], freeTier?: string[]): Promise<string>;
+  /** Whether `target` is in the public organisation, where anyone may pull the free tier. */
+  isPublic(target: RepoPath): boolean;
 }
 
 /** Creates the registry authentication of one listener. */
@@ -84,6 +100,7 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
   const authenticator = createAuthenticator({ db, tokens, audience });
   const issuer = options.tokens.issuer;
   const pullAudiences = [issuer, `${issuer}/`, new URL(issuer).host, audience];
+  const isPublic = (target: RepoPath) => target.orgName === options.publicOrg && !!target.repoName;
 
   const challenge = (scope?: string, error?: string) =>
     [
@@ -119,24 +136,33 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
     return ladingCaller(claims, scope);
   }
 
-  async function ladingCaller(claims: TokenClaims, scope?: string): Promise<RegistryCaller> {
-    let grants: Grants;
+  /** The token's identity, still there and unexpired; 401 invalid_token otherwise. */
+  async function principalOf(claims: TokenClaims, scope?: string) {
     try {
-      const principal = await authenticator.principalFor(claims);
-      grants = await principal.grants();
+      return await authenticator.principalFor(claims);
     } catch (error) {
       if (error instanceof LadingError && error.code === Code.Unauthenticated) {
         throw unauthorized(error.message, scope, "invalid_token");
       }
       throw error;
     }
+  }
+
+  async function ladingCaller(claims: TokenClaims, scope?: string): Promise<RegistryCaller> {
+    const grants: Grants = await (await principalOf(claims, scope)).grants();
+    const granted = (target: RepoPath) => allowedActions(grants, target);
     return {
       subject: claims.sub,
       anonymous: false,
       scoped: false,
       grants,
       access: [],
-      actions: (target: RepoPath) => allowedActions(grants, target),
+      actions(target) {
+        const actions = granted(target);
+        if (isPublic(target)) actions.add("pull");
+        return actions;
+      },
+      freeTierOnly: (target) => isPublic(target) && !granted(target).has("pull"),
     };
   }
 
@@ -160,17 +186,23 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
       if (error instanceof LadingError) throw unauthorized(error.message, scope, "invalid_token");
       throw error;
     }
-    const access = (claims as { access?: unknown }).access;
+    const { access, free_tier: freeTier } = claims as { access?: unknown; free_tier?: unknown };
     if (Array.isArray(access)) {
       const entries = access.filter(isAccessEntry);
+      const anonymous = claims.sub === "anonymous";
+      // One indexed read per request, so deleting (or expiring) the identity ends its registry
+      // tokens at once; the actions stay those of the `access` claim until the token expires.
+      if (!anonymous) await principalOf(claims, scope);
+      const limited = new Set(Array.isArray(freeTier) ? freeTier : []);
       return {
         subject: claims.sub,
-        anonymous: claims.sub === "anonymous",
+        anonymous,
         scoped: true,
         grants: undefined,
         access: entries,
         actions: (target: RepoPath) =>
           new Set(entries.filter((e) => e.name === target.path).flatMap((e) => e.actions)),
+        freeTierOnly: (target: RepoPath) => anonymous || limited.has(target.path),
       } satisfies RegistryCaller;
     }
     return ladingCaller(claims, scope);
@@ -194,8 +226,14 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
       throw new OciError(403, "DENIED", message, { detail: { scope } });
     },
 
-    mint: (subject, access) =>
-      tokens.mint({ subject, audience, ttlSeconds: tokenTtlSeconds, claims: { access } }),
+    mint: (subject, access, freeTier = []) =>
+      tokens.mint({
+        subject,
+        audience,
+        ttlSeconds: tokenTtlSeconds,
+        claims: freeTier.length > 0 ? { access, free_tier: freeTier } : { access },
+      }),
+    isPublic,
   };
 }
 
@@ -208,8 +246,8 @@ const verifiedMax = 1024;
  * `tokens` whose `verify` for the registry `audience` reuses, for at most 2 seconds and never
  * past the token's `exp`, the claims of a token it verified before. This caches only what the
  * token itself proves (its signature and claims, including a registry token's self-contained
- * `access` claim): a Lading token's identity and grants are still read from the database on
- * every request, so revoking them takes effect at once. Retiring a signing key reaches a token
+ * `access` claim): a Lading token's identity and grants, and a registry token's identity, are
+ * still read from the database on every request, so revoking them takes effect at once. Retiring a signing key reaches a token
  * already verified within at most those 2 seconds. Failures are never cached. Per process.
  */
 function cachingVerifier(tokens: TokenIssuer, audience: string): TokenIssuer {
@@ -230,35 +268,6 @@ function cachingVerifier(tokens: TokenIssuer, audience: string): TokenIssuer {
     return claims;
   };
   return { ...tokens, verify };
-}
-
-/** The user name and password of `Basic` credentials, or undefined. */
-export function basicCredentials(
-  authorization: string | undefined,
-): { user: string; password: string } | undefined {
-  const basic = /^Basic\s+(\S+)$/i.exec(authorization?.trim() ?? "");
-  if (!basic) return undefined;
-  const decoded = Buffer.from(basic[1], "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  if (colon < 0) return undefined;
-  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
-}
-
-/**
- * The token of `Bearer <token>` or `Basic base64(_token:<token>)`; undefined without
- * credentials, "" for Basic credentials with another user name.
- */
-export function credentialToken(authorization: string | undefined): string | undefined {
-  const header = authorization?.trim();
-  if (!header) return undefined;
-  const bearer = /^Bearer\s+(\S+)$/i.exec(header);
-  if (bearer) return bearer[1];
-  const basic = /^Basic\s+(\S+)$/i.exec(header);
-  if (!basic) return "";
-  const decoded = Buffer.from(basic[1], "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  if (colon < 0 || decoded.slice(0, colon) !== "_token") return "";
-  return decoded.slice(colon + 1);
 }
 
 function isAccessEntry(value: unknown): value is AccessEntry {

@@ -13,8 +13,6 @@ import type { AccessEntry, RegistryAuth, RegistryCaller } from "./registry-auth.
 export interface TokenEndpointOptions {
   db: Kysely<MetadataSchema>;
   auth: RegistryAuth;
-  /** The organisation anonymous callers get pull tokens for. */
-  publicOrg: string;
 }
 
 /** The Docker token-spec response. */
@@ -27,7 +25,8 @@ export interface TokenResponse {
 
 /**
  * `GET /token?service=<audience>&scope=repository:<name>:<actions>…` (Docker token spec).
- * Credentials: none (anonymous: pull on the public organisation only), `Basic _token:<Lading
+ * Credentials: none (anonymous: pull on the public organisation only, reaching its free tier;
+ * a signed-in caller without a grant there gets the same, never less), `Basic _token:<Lading
  * token>` or `Bearer <Lading token>` for the registry audience (another audience → 403), or a
  * pull token `Basic <static-key identity uid>:<JWT signed by its key>` (read at every request,
  * so deleting the identity revokes it at once). Each
@@ -35,7 +34,7 @@ export interface TokenResponse {
  * that one repository (`*` asks for everything held); a partial grant is not an error.
  */
 export function createTokenEndpoint(options: TokenEndpointOptions) {
-  const { db, auth, publicOrg } = options;
+  const { db, auth } = options;
 
   return async function tokenEndpoint(
     authorization: string | undefined,
@@ -60,15 +59,19 @@ export function createTokenEndpoint(options: TokenEndpointOptions) {
       );
     }
     const access: AccessEntry[] = [];
+    const freeTier = new Set<string>();
     for (const scope of scopes) {
       const parsed = parseScope(scope);
       if (!parsed) continue;
       const target = await resolveRepoPath(db, parsed.name);
       const held = caller
         ? caller.actions(target)
-        : new Set<RegistryAction>(target.orgName === publicOrg ? ["pull"] : []);
+        : new Set<RegistryAction>(auth.isPublic(target) ? ["pull"] : []);
       const wanted = parsed.actions.includes("*") ? registryActions : parsed.actions;
       const actions = registryActions.filter((a) => wanted.includes(a) && held.has(a));
+      if (actions.includes("pull") && (caller?.freeTierOnly(target) ?? true)) {
+        freeTier.add(parsed.name);
+      }
       const existing = access.find((e) => e.name === parsed.name);
       if (existing) {
         existing.actions = registryActions.filter(
@@ -76,7 +79,7 @@ export function createTokenEndpoint(options: TokenEndpointOptions) {
         );
       } else access.push({ type: "repository", name: parsed.name, actions });
     }
-    const token = await auth.mint(caller?.subject ?? "anonymous", access);
+    const token = await auth.mint(caller?.subject ?? "anonymous", access, [...freeTier]);
     return {
       token,
       access_token: token,

@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { isRegistryPath } from "../../registry/index.ts";
 import { ensureRepo, resolveRepoPath } from "../../registry/registry-access.ts";
 import { now } from "../../rpc/index.ts";
-import { DigestMismatchError, isDigest, type UploadState } from "../../store/blobs/index.ts";
+import { DigestMismatchError, type UploadState } from "../../store/blobs/index.ts";
 import type { ReposTable } from "../../store/metadata/index.ts";
 import { linkBlob } from "./blobs.ts";
+import { freeTierReach } from "./free-tier.ts";
 import { num, type OciContext, type OciRequest, sendStream } from "./oci-context.ts";
 import { OciError, ociError } from "./oci-error.ts";
 import { checkDigest } from "./oci-paths.ts";
+import { parseUploadStart } from "./upload-params.ts";
 
 type UploadsRoute = { name: string };
 type UploadRoute = { name: string; id: string };
@@ -74,17 +75,27 @@ export async function startUpload(ctx: OciContext, r: OciRequest, route: Uploads
   const { caller, target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, [
     "push",
   ]);
+  const params = parseUploadStart(r.query);
+  if (params.error) {
+    r.req.resume();
+    throw params.error;
+  }
+  const { mount, from, digest } = params.value;
   const repo = await ensureRepo(ctx.db, target);
-  const mount = r.query.get("mount");
-  const from = r.query.get("from");
-  if (mount !== null && isDigest(mount) && from && isRegistryPath(from)) {
+  if (mount !== undefined && from !== undefined) {
     const source = await resolveRepoPath(ctx.db, from);
-    if (source.repo && caller.actions(source).has("pull")) {
+    const sourceRepo = source.repo;
+    // Pull that reaches only the free tier may mount only what the free tier reaches.
+    const readable =
+      sourceRepo &&
+      caller.actions(source).has("pull") &&
+      (!caller.freeTierOnly(source) || (await freeTierReach(ctx, sourceRepo.uid)).blobs.has(mount));
+    if (readable) {
       const row = await ctx.db
         .selectFrom("repo_blobs")
         .innerJoin("blobs", "blobs.digest", "repo_blobs.digest")
         .select("blobs.size")
-        .where("repo_blobs.repo_uid", "=", source.repo.uid)
+        .where("repo_blobs.repo_uid", "=", sourceRepo.uid)
         .where("repo_blobs.digest", "=", mount)
         .executeTakeFirst();
       if (row) {
@@ -93,9 +104,7 @@ export async function startUpload(ctx: OciContext, r: OciRequest, route: Uploads
       }
     }
   }
-  const digest = r.query.get("digest");
-  if (digest !== null) {
-    checkDigest(digest);
+  if (digest !== undefined) {
     try {
       const stored = await ctx.blobs.put(r.req, { expectedDigest: digest });
       return committed(ctx, r, route.name, repo, stored.digest, stored.size);
@@ -229,19 +238,4 @@ export function createUploadHandlers(uploadTtlMs: number) {
       await sendStream(r.res, 204, { "content-length": 0 }, undefined);
     },
   };
-}
-
-/** Aborts and forgets every upload session untouched for `uploadTtlMs`; returns how many. */
-export async function expireUploads(ctx: OciContext, uploadTtlMs: number): Promise<number> {
-  const cutoff = new Date(Date.now() - uploadTtlMs).toISOString();
-  const stale = await ctx.db
-    .selectFrom("uploads")
-    .select(["id", "state"])
-    .where("update_time", "<", cutoff)
-    .execute();
-  for (const row of stale) {
-    await ctx.db.deleteFrom("uploads").where("id", "=", row.id).execute();
-    await ctx.blobs.abortUpload(JSON.parse(row.state) as UploadState).catch(() => undefined);
-  }
-  return stale.length;
 }

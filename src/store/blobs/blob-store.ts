@@ -123,8 +123,9 @@ export class RangeNotSatisfiableError extends Error {
 export interface BlobStoreDriver extends BlobStore {
   /**
    * Removes leftovers of interrupted writes and abandoned uploads not touched for
-   * `olderThanMs`; returns how many it removed. Safe to run on every replica at any time with
-   * an `olderThanMs` longer than the upload session expiry.
+   * `olderThanMs`, except the uploads of `keep` (live sessions), whatever their age; returns
+   * how many it removed. Safe to run on every replica at any time: a write in progress touches
+   * its temp data continually, so `olderThanMs` need only be longer than a stalled write lives.
    */
-  sweep(olderThanMs: number): Promise<number>;
+  sweep(olderThanMs: number, keep?: readonly UploadState[]): Promise<number>;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { type FileHandle, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import { type FileHandle, mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import {
@@ -16,6 +16,7 @@ import { clampRange } from "./byte-range.ts";
 import { pickAlgorithm, requireDigest } from "./digest.ts";
 import { copyFileRange, hashFile, type WriteTarget, writeStream } from "./file-streams.ts";
 import { type BlockHasher, createBlockHasher } from "./hash-workers.ts";
+import { ignoreMissing, sweepTempFiles, tempNamePattern } from "./temp-files.ts";
 
 /** Options of {@link createFilesystemBlobStore}. */
 export interface FilesystemBlobStoreOptions {
@@ -34,7 +35,6 @@ export interface FilesystemBlobStoreOptions {
   directIo?: boolean;
 }
 
-const tempNamePattern = /^(?:put|upload)-[a-f0-9]{32}$/;
 const maxRunningHashes = 4096;
 
 /** Upload state of the filesystem driver. */
@@ -285,27 +285,17 @@ export function createFilesystemBlobStore(options: FilesystemBlobStoreOptions): 
       await unlink(path).catch(ignoreMissing);
     },
 
-    async sweep(olderThanMs) {
+    async sweep(olderThanMs, keep = []) {
       await ensureDirs();
-      const cutoff = Date.now() - olderThanMs;
-      let removed = 0;
-      for (const name of await readdir(tmpDir)) {
-        if (!tempNamePattern.test(name)) continue;
-        const path = join(tmpDir, name);
+      const live = new Set<string>();
+      for (const state of keep) {
         try {
-          if ((await stat(path)).mtimeMs >= cutoff) continue;
-          await unlink(path);
-          forget(name);
-          removed++;
-        } catch (error) {
-          ignoreMissing(error);
+          live.add(uploadPath(state).file);
+        } catch {
+          // Not this driver's state: nothing of it to keep.
         }
       }
-      return removed;
+      return sweepTempFiles(tmpDir, olderThanMs, live, forget);
     },
   };
-}
-
-function ignoreMissing(error: unknown) {
-  if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
 }

@@ -5,7 +5,6 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
-  ListObjectsV2Command,
   S3Client,
   type S3ClientConfig,
 } from "@aws-sdk/client-s3";
@@ -21,6 +20,7 @@ import {
 import { clampRange } from "./byte-range.ts";
 import { createDigestHasher, pickAlgorithm, requireDigest } from "./digest.ts";
 import { writeObject } from "./s3-object-writer.ts";
+import { listKeys, deleteKeys as removeKeys, sweepS3 } from "./s3-sweep.ts";
 
 /** Options of {@link createS3BlobStore}. */
 export interface S3BlobStoreOptions {
@@ -111,30 +111,8 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStoreDriver 
   const getObject = (key: string, range?: string) =>
     client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }));
 
-  const deleteKeys = async (keys: string[]) => {
-    for (let i = 0; i < keys.length; i += 16) {
-      await Promise.all(
-        keys
-          .slice(i, i + 16)
-          .map((Key) => client.send(new DeleteObjectCommand({ Bucket: bucket, Key }))),
-      );
-    }
-  };
-
-  const listKeys = async (prefix: string) => {
-    const found: { key: string; modified: number }[] = [];
-    let token: string | undefined;
-    do {
-      const page = await client.send(
-        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
-      );
-      for (const item of page.Contents ?? []) {
-        if (item.Key) found.push({ key: item.Key, modified: item.LastModified?.getTime() ?? 0 });
-      }
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-    return found;
-  };
+  const place = { client, bucket, base };
+  const deleteKeys = (keys: string[]) => removeKeys(place, keys);
 
   const moveTemp = async (tempKey: string, digest: string, size: number) => {
     const Key = blobKey(digest);
@@ -263,24 +241,19 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStoreDriver 
 
     async abortUpload(state) {
       const { id } = uploadOf(state);
-      await deleteKeys((await listKeys(`${base}uploads/${id}/`)).map((item) => item.key));
+      await deleteKeys((await listKeys(place, `${base}uploads/${id}/`)).map((item) => item.key));
     },
 
-    async sweep(olderThanMs) {
-      const cutoff = Date.now() - olderThanMs;
-      const stale = (await listKeys(`${base}tmp/`)).filter((item) => item.modified < cutoff);
-      const uploads = new Map<string, { keys: string[]; newest: number }>();
-      for (const item of await listKeys(`${base}uploads/`)) {
-        const id = item.key.slice(`${base}uploads/`.length).split("/")[0];
-        const entry = uploads.get(id) ?? { keys: [], newest: 0 };
-        entry.keys.push(item.key);
-        entry.newest = Math.max(entry.newest, item.modified);
-        uploads.set(id, entry);
+    async sweep(olderThanMs, keep = []) {
+      const live = new Set<string>();
+      for (const state of keep) {
+        try {
+          live.add(uploadOf(state).id);
+        } catch {
+          // Not this driver's state: nothing of it to keep.
+        }
       }
-      const keys = stale.map((item) => item.key);
-      for (const entry of uploads.values()) if (entry.newest < cutoff) keys.push(...entry.keys);
-      await deleteKeys(keys);
-      return keys.length;
+      return sweepS3(place, olderThanMs, live);
     },
   };
 }
