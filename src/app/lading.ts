@@ -140,6 +140,7 @@ export async function startLading(
     freeTierTags: config.freeTierTags,
     termsGate,
     log,
+    pool: store.poolStats,
     requestIdOf,
   });
   serveRegistry = oci.handler;
@@ -180,6 +181,8 @@ export async function startLading(
       const timeoutMs = options?.timeoutMs ?? 30_000;
       await Promise.all([listener.close({ timeoutMs }), registryListener.close({ timeoutMs })]);
       await store.close();
+      log.info({ apiUrl, registryUrl }, "lading stopped");
+      log.flush?.();
     },
   };
 }

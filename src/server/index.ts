@@ -7,5 +7,5 @@ export {
   type ListenerOptions,
   type TlsOptions,
 } from "./listener.ts";
-export { createLogger, type LoggerOptions } from "./logger.ts";
+export { createLogger, defaultLogFormat, type LogFormat, type LoggerOptions } from "./logger.ts";
 export { requestIdOf } from "./request-id.ts";

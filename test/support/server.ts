@@ -1,3 +1,4 @@
+import type { Logger } from "pino";
 import { bootstrapOrganisation, type RunningLading, startLading } from "../../src/app/index.ts";
 import { type ConfigInput, resolveConfig } from "../../src/config/index.ts";
 import { createLogger } from "../../src/server/index.ts";
@@ -19,6 +20,7 @@ export async function startTestServer(
   kind: "sqlite" | "postgres",
   org = "acme",
   extra: ConfigInput = {},
+  log: Logger = createLogger({ level: "silent" }),
 ): Promise<TestServer> {
   const store = await createTestStore(kind);
   const config = resolveConfig(
@@ -31,7 +33,7 @@ export async function startTestServer(
     },
     {},
   );
-  const lading = await startLading(config, createLogger({ level: "silent" }));
+  const lading = await startLading(config, log);
   const token = (identityUid: string, options: { audience?: string; ttlSeconds?: number } = {}) =>
     lading.tokens.mint({
       subject: identityUid,

@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Socket } from "node:net";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { TokenIssuer } from "../../auth/index.ts";
@@ -13,6 +15,7 @@ import { type OciContext, type OciRequest, sendJsonBody } from "./oci-context.ts
 import { ociError, sendOciError, toOciError } from "./oci-error.ts";
 import { matchOciRoute } from "./oci-paths.ts";
 import { createRegistryAuth } from "./registry-auth.ts";
+import { createRegistryMetrics, type RegistryGauges } from "./registry-metrics.ts";
 import { createTokenEndpoint } from "./token-endpoint.ts";
 import { type SweepResult, sweepUploads } from "./upload-sweep.ts";
 import { createUploadHandlers, startUpload } from "./uploads.ts";
@@ -52,6 +55,14 @@ export interface OciDoorOptions {
   sweepIntervalMs?: number;
   /** Lifetime of registry tokens. Default 300 seconds. */
   tokenTtlSeconds?: number;
+  /** The PostgreSQL pool's figures for /metrics; absent on SQLite. */
+  pool?: RegistryGauges["pool"];
+}
+
+/** What one request's access-log line and metrics learn while it is served. */
+interface RequestNotes {
+  route: string;
+  caller?: string;
 }
 
 /** The registry listener's request handler, and its background sweeper. */
@@ -75,7 +86,12 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
   const { db, log } = options;
   const segment = options.historySegment ?? "_lading";
   const uploadTtlMs = options.uploadTtlMs ?? 3_600_000;
+  const notes = new AsyncLocalStorage<RequestNotes>();
   const auth = createRegistryAuth({
+    onCaller(subject) {
+      const current = notes.getStore();
+      if (current) current.caller = subject;
+    },
     db,
     tokens: options.tokens,
     audience: options.audience,
@@ -94,17 +110,38 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     log,
   };
   const token = createTokenEndpoint({ db, auth });
+  const metrics = createRegistryMetrics({
+    async uploadSessions() {
+      const row = await db
+        .selectFrom("uploads")
+        .select((eb) => eb.fn.countAll<string | number>().as("n"))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    pool: options.pool,
+  });
   const uploads = createUploadHandlers(uploadTtlMs);
 
   async function dispatch(r: OciRequest, path: string): Promise<void> {
     const { method } = r;
     const read = method === "GET" || method === "HEAD";
+    const note = notes.getStore();
     if (path === "/token" && method === "GET") {
+      if (note) note.route = "token";
       sendJsonBody(r.res, 200, await token(r.req.headers.authorization, r.query));
+      return;
+    }
+    if (path === "/metrics" && method === "GET") {
+      if (note) note.route = "metrics";
+      const text = await metrics.registry.metrics();
+      r.res.statusCode = 200;
+      r.res.setHeader("content-type", metrics.registry.contentType);
+      r.res.end(text);
       return;
     }
     const route = matchOciRoute(path, segment);
     if (!route) throw ociError(404, "UNSUPPORTED", `no endpoint ${method} ${path}`);
+    if (note) note.route = route.kind;
     const refuse = () => {
       throw ociError(405, "UNSUPPORTED", `${method} is not supported on ${path}`);
     };
@@ -167,16 +204,41 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
       const path = q < 0 ? target : target.slice(0, q);
       const method = req.method ?? "GET";
       const query = new URLSearchParams(q < 0 ? "" : target.slice(q + 1));
+      const note: RequestNotes = { route: "none" };
+      const socket = req.httpVersionMajor === 1 ? (req.socket as Socket) : undefined;
+      const readBefore = socket?.bytesRead ?? 0;
       res.once("close", () => {
-        const durationMs = Math.round((performance.now() - started) * 10) / 10;
-        log.info(
-          { requestId, method, path, status: res.statusCode, durationMs, door: "oci" },
-          "request",
-        );
+        const seconds = (performance.now() - started) / 1000;
+        const status = res.statusCode;
+        metrics.observe(note.route, method, status, seconds);
+        if (method === "GET" && (status === 200 || status === 206) && res.writableFinished) {
+          metrics.sent(Number(res.getHeader("content-length") ?? 0));
+        }
+        if (status >= 200 && status < 300 && method !== "GET" && method !== "HEAD") {
+          // A chunked body declares no length; on HTTP/1.1 requests on one connection come one
+          // after another, so the socket's count since the headers is this request's body.
+          const declared = req.headers["content-length"];
+          const bytes =
+            declared !== undefined ? Number(declared) : socket ? socket.bytesRead - readBefore : 0;
+          if (bytes > 0) metrics.received(bytes);
+        }
+        const durationMs = Math.round(seconds * 1e4) / 10;
+        const line = {
+          requestId,
+          method,
+          path,
+          status,
+          durationMs,
+          door: "oci",
+          caller: note.caller,
+        };
+        log.info(line, "request");
       });
-      dispatch({ req, res, method, query, requestId }, path).catch((err: unknown) => {
-        sendOciError(res, toOciError(err, requestId, log), method === "HEAD");
-      });
+      notes.run(note, () =>
+        dispatch({ req, res, method, query, requestId }, path).catch((err: unknown) => {
+          sendOciError(res, toOciError(err, requestId, log), method === "HEAD");
+        }),
+      );
     },
     sweep,
     async close() {

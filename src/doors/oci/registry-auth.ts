@@ -63,6 +63,8 @@ export interface RegistryAuthOptions {
   publicOrg: string;
   /** Lifetime of registry tokens. Default 300 seconds: long enough for one push of a big image. */
   tokenTtlSeconds?: number;
+  /** Told the subject of every caller identified, for the access log. */
+  onCaller?(subject: string): void;
 }
 
 /** Registry authentication: challenges, registry tokens, callers. */
@@ -208,15 +210,23 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
     return ladingCaller(claims, scope);
   }
 
+  const onCaller = options.onCaller;
   return {
     audience,
     tokenTtlSeconds,
     challenge,
-    identify,
+    identify: onCaller
+      ? async (authorization, scope) => {
+          const caller = await identify(authorization, scope);
+          onCaller(caller.subject);
+          return caller;
+        }
+      : identify,
 
     async authorize(authorization, path, needed) {
       const scope = `repository:${path}:${needed.join(",")}`;
       const caller = await identify(authorization, scope);
+      onCaller?.(caller.subject);
       const target = await resolveRepoPath(db, path);
       const held = caller.actions(target);
       const missing = needed.filter((a) => !held.has(a));

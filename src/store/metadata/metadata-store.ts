@@ -31,6 +31,8 @@ export interface MetadataStoreOptions {
 export interface MetadataStore {
   db: Kysely<MetadataSchema>;
   dialect: "sqlite" | "postgres";
+  /** The PostgreSQL pool's connections now; undefined on SQLite. */
+  poolStats(): { total: number; idle: number; waiting: number } | undefined;
   /** Runs pending migrations; safe to call on every start and from several replicas. */
   migrate(): Promise<string[]>;
   close(): Promise<void>;
@@ -44,9 +46,10 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
   }
   const dialect = url ? "postgres" : "sqlite";
   let statistics: StatisticsKeeper | undefined;
+  const pool = url ? openPool(url, options.poolSize ?? 10) : undefined;
   const db = new Kysely<MetadataSchema>({
-    dialect: url
-      ? new PostgresDialect({ pool: openPool(url, options.poolSize ?? 10) })
+    dialect: pool
+      ? new PostgresDialect({ pool })
       : new SqliteDialect({
           database: () => {
             const database = openSqlite(options.dataDir);
@@ -58,6 +61,8 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
   return {
     db,
     dialect,
+    poolStats: () =>
+      pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
     async migrate() {
       const migrator = new Migrator({ db, provider: migrationProvider });
       const { error, results } = await migrator.migrateToLatest();
