@@ -54,7 +54,11 @@ const services = [
       ]);
     },
     updateIdentity: async (req) => ({ uid: req.identity?.uid }),
-    deleteIdentity: async () => ({}),
+    deleteIdentity: async (_req, call) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      call.signal.throwIfAborted();
+      return {};
+    },
   }),
 ];
 
@@ -205,6 +209,41 @@ describe("gRPC door", () => {
     assert.match(err.rawMessage, /rid-boom/);
     assert.doesNotMatch(err.rawMessage, /disk/);
     assert.ok(logged.some((entry) => (entry as { requestId?: string }).requestId === "rid-boom"));
+  });
+
+  it("takes a deadline too long for a timer as none instead of letting it expire at once", async () => {
+    const session = http2.connect(base);
+    const statusOf = (timeout: string) =>
+      new Promise<string | undefined>((resolve, reject) => {
+        const stream = session.request({
+          ":method": "POST",
+          ":path": "/lading.iam.v2.IdentitiesService/DeleteIdentity",
+          "content-type": "application/grpc",
+          te: "trailers",
+          "grpc-timeout": timeout,
+          ...headers,
+        });
+        let status: string | undefined;
+        stream.on("response", (h) => (status ??= h["grpc-status"] as string | undefined));
+        stream.on("trailers", (t) => (status ??= t["grpc-status"] as string | undefined));
+        stream.on("error", reject);
+        stream.on("close", () => resolve(status));
+        stream.resume();
+        stream.end(Buffer.alloc(5));
+      });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      assert.equal(await statusOf("99999999H"), "0");
+      assert.equal(await statusOf("596H"), "0");
+      assert.equal(await statusOf("1m"), String(Code.DeadlineExceeded));
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(warnings, []);
+    } finally {
+      process.off("warning", onWarning);
+      session.close();
+    }
   });
 
   it("knows which RPC paths it serves", () => {
