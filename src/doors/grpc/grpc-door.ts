@@ -13,6 +13,7 @@ import {
   type HttpResponse,
 } from "../../rpc/index.ts";
 import { reflectionServices, registerReflection } from "./reflection.ts";
+import { requestCompressions } from "./request-compression.ts";
 
 /** The longest delay a Node timer holds (about 24.8 days). */
 const maxTimerMs = 2 ** 31 - 1;
@@ -70,6 +71,7 @@ export function createGrpcDoor(options: GrpcDoorOptions): GrpcDoor {
   const paths = new Set<string>();
   const handler = connectNodeAdapter({
     readMaxBytes: options.maxMessageBytes ?? 1024 * 1024,
+    acceptCompression: requestCompressions,
     routes(router) {
       for (const bound of options.services) {
         const impl: Record<string, unknown> = {};
