@@ -245,4 +245,49 @@ describe("fuzz: token endpoints", () => {
     };
     await fuzz(t, arb, run, options());
   });
+
+  it("answers exchanges against identities with hostile issuer patterns in time", {
+    timeout: fuzzTestTimeout,
+  }, async (t) => {
+    const { server } = f.registry;
+    const owner = { authorization: `Bearer ${server.org.token}` };
+    // Catastrophic-backtracking shapes: a backtracking engine takes time exponential in the
+    // run of "a" before a character that makes the match fail (about 0.2 s at 24, 1.5 s at 27
+    // with V8's). The issuer is matched before any key is fetched, so an unsigned token
+    // reaches the pattern.
+    const arb = fc
+      .record({
+        pattern: fc.constantFrom("(a+)+", "(a|a)+", "(a*)*b", "(.*a){12}", "([a-z]+)*$"),
+        repeat: fc.integer({ min: 24, max: 27 }),
+        tail: fc.constantFrom("!", "\u0000"),
+      })
+      .map((c) => printable(c, (x) => JSON.stringify(x)));
+    const run = async (c: { pattern: string; repeat: number; tail: string }) => {
+      const created = await fetch(`${server.apiUrl}/iam/v2/identities/${server.org.groupUid}`, {
+        method: "POST",
+        headers: { ...owner, "content-type": "application/json" },
+        body: JSON.stringify({
+          name: "hostile",
+          claimMatch: { issuerPattern: c.pattern, subject: "x" },
+        }),
+      });
+      const identity = ((await created.json()) as { uid?: string }).uid;
+      if (!identity) return;
+      const iss = `${"a".repeat(c.repeat)}${c.tail}`;
+      const req = request({
+        method: "POST",
+        target: "/sts/exchange",
+        credential: { header: `Bearer ${unsignedJwt({ iss, sub: "x", exp: 2e9 })}` },
+        contentType: "application/x-www-form-urlencoded",
+        body: Buffer.from(`identity=${identity}`),
+      });
+      try {
+        checkStatusAnswer(showRequest(req), await sendRaw(server.apiUrl, req));
+      } finally {
+        const gone = `${server.apiUrl}/iam/v2/identities/${identity}`;
+        await fetch(gone, { method: "DELETE", headers: owner });
+      }
+    };
+    await fuzz(t, arb, run, { ...options(), budget: { runs: 12, ms: 4000 } });
+  });
 });

@@ -48,15 +48,26 @@ export async function fuzz<T>(
 ): Promise<void> {
   const { probe } = options;
   const name = t.name;
+  // What ran last and what failed first, for when the time budget cuts fast-check short: a
+  // case that blocks the event loop outlasts the budget, and fast-check then reports only
+  // the interruption.
+  let running = "";
+  let firstFailure: string | undefined;
   const property = fc.asyncProperty(arb, async (value) => {
-    probe?.label(fc.stringify(value));
+    running = fc.stringify(value);
+    probe?.label(running);
     try {
       await check(value);
+      probe?.label(undefined);
+      const slow = await probe?.drain();
+      if (slow && slow.length > 0)
+        throw new Error(`/healthz was slow during this case: ${slow[0]}`);
+    } catch (error) {
+      firstFailure ??= `${running}\n${error instanceof Error ? error.message : String(error)}`;
+      throw error;
     } finally {
       probe?.label(undefined);
     }
-    const slow = await probe?.drain();
-    if (slow && slow.length > 0) throw new Error(`/healthz was slow during this case: ${slow[0]}`);
   });
   const plugins = runsOverride === undefined ? [fc.interruptAfterTimeLimit(options.budget.ms)] : [];
   const numRuns = runsOverride ?? options.budget.runs;
@@ -74,6 +85,12 @@ export async function fuzz<T>(
         `fuzz property "${name}" failed with LADING_FUZZ_SEED=${fuzzSeed}`,
         `rerun: LADING_FUZZ_SEED=${fuzzSeed} node --test --test-name-pattern="${pattern}" ${file}`,
         fc.defaultReportMessage(details) ?? "",
+        details.counterexample === null && firstFailure
+          ? `first failing case (not shrunk: the time budget ran out): ${firstFailure}`
+          : "",
+        details.counterexample === null && !firstFailure
+          ? `the time budget ran out during this case, which outlasted it: ${running}`
+          : "",
       ].join("\n"),
     );
   }
