@@ -161,6 +161,24 @@ describe("API handler", () => {
     }
   });
 
+  it("answers gRPC content types on paths the gRPC door does not serve like any other path", async () => {
+    for (const type of ["application/grpc", "application/proto", "application/connect+json"]) {
+      for (const path of ["/nothing", "/lading.ping.v2.PingService/Nope"]) {
+        const res = await fetch(`${base}${path}`, {
+          method: "POST",
+          headers: { "content-type": type },
+          body: "{}",
+        });
+        assert.equal(res.status, 404, `${type} ${path}`);
+        assert.equal(((await res.json()) as { code: number }).code, 5, `${type} ${path}`);
+      }
+    }
+    const rest = await fetch(`${base}/ping/v2/ping`, {
+      headers: { "content-type": "application/proto" },
+    });
+    assert.deepEqual(await rest.json(), { response: "pong" });
+  });
+
   it("exposes metrics in the prometheus text format", async () => {
     await fetch(`${base}/ping/v2/ping`);
     const res = await fetch(`${base}/metrics`);

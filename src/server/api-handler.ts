@@ -29,7 +29,6 @@ interface State {
 /** A Node request handler for both HTTP versions. */
 export type ApiHandler = (req: HttpRequest, res: HttpResponse) => void;
 
-const GRPC_CONTENT = /^application\/(grpc|connect\+|proto)/;
 const RPC_PATH = /^\/[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+\/[A-Za-z_][A-Za-z0-9_]*$/;
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
@@ -37,8 +36,8 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
  * The API listener's request handler (DESIGN §1). Every request gets a request id (a valid
  * incoming `x-request-id`, else a random one), echoed in the response and passed to the gRPC
  * door in the request headers. Dispatch order: exact raw routes; `GET /healthz`, `/readyz`,
- * `/metrics`; gRPC, gRPC-Web and Connect (by content type, or a `/<package>.<Service>/<Method>`
- * path the gRPC door serves); the REST door; else 404 with a google.rpc.Status body. One JSON
+ * `/metrics`; gRPC, gRPC-Web and Connect (a `/<package>.<Service>/<Method>` path the gRPC door
+ * serves, whatever the content type); the REST door; else 404 with a google.rpc.Status body. One JSON
  * access-log line per request: requestId, method, path (no query string), status, durationMs,
  * door. Headers and tokens are never logged.
  */
@@ -77,8 +76,10 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       res.end(text);
       return;
     }
-    const contentType = req.headers["content-type"] ?? "";
-    if (GRPC_CONTENT.test(contentType) || (RPC_PATH.test(path) && grpc.serves(path))) {
+    // By path alone: a gRPC content type on any other path would get the RPC library's bare
+    // 404, which no client can read as a google.rpc.Status (gRPC and Connect clients read
+    // HTTP 404 as UNIMPLEMENTED either way).
+    if (RPC_PATH.test(path) && grpc.serves(path)) {
       state.door = "grpc";
       grpc(req, res);
       return;

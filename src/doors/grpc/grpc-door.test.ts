@@ -4,6 +4,7 @@ import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
+import { gzipSync } from "node:zlib";
 import { create, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
@@ -54,7 +55,11 @@ const services = [
       ]);
     },
     updateIdentity: async (req) => ({ uid: req.identity?.uid }),
-    deleteIdentity: async () => ({}),
+    deleteIdentity: async (_req, call) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      call.signal.throwIfAborted();
+      return {};
+    },
   }),
 ];
 
@@ -66,6 +71,33 @@ async function rpcError(call: Promise<unknown>): Promise<ConnectError> {
   );
   assert.ok(outcome, "expected the call to fail");
   return outcome;
+}
+
+/** A raw HTTP/2 POST: the HTTP status, the grpc-status wherever it came, the body as text. */
+function rawCall(base: string, path: string, body: Buffer, headers: Record<string, string>) {
+  const session = http2.connect(base);
+  return new Promise<{ status: number; grpcStatus?: string; body: string }>((resolve, reject) => {
+    const stream = session.request({
+      ":method": "POST",
+      ":path": path,
+      te: "trailers",
+      ...headers,
+    });
+    let status = 0;
+    let grpcStatus: string | undefined;
+    const chunks: Buffer[] = [];
+    stream.on("response", (h) => {
+      status = Number(h[":status"]);
+      grpcStatus ??= h["grpc-status"] as string | undefined;
+    });
+    stream.on("trailers", (t) => (grpcStatus ??= t["grpc-status"] as string | undefined));
+    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    stream.on("error", reject);
+    stream.on("close", () =>
+      resolve({ status, grpcStatus, body: Buffer.concat(chunks).toString() }),
+    );
+    stream.end(body);
+  }).finally(() => session.close());
 }
 
 async function authenticate(authorization: string | undefined): Promise<Principal> {
@@ -205,6 +237,45 @@ describe("gRPC door", () => {
     assert.match(err.rawMessage, /rid-boom/);
     assert.doesNotMatch(err.rawMessage, /disk/);
     assert.ok(logged.some((entry) => (entry as { requestId?: string }).requestId === "rid-boom"));
+  });
+
+  it("takes a deadline too long for a timer as none instead of letting it expire at once", async () => {
+    const call = (timeout: string) =>
+      rawCall(base, "/lading.iam.v2.IdentitiesService/DeleteIdentity", Buffer.alloc(5), {
+        "content-type": "application/grpc",
+        "grpc-timeout": timeout,
+        ...headers,
+      });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      assert.equal((await call("99999999H")).grpcStatus, "0");
+      assert.equal((await call("596H")).grpcStatus, "0");
+      assert.equal((await call("1m")).grpcStatus, String(Code.DeadlineExceeded));
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(warnings, []);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
+  it("answers INVALID_ARGUMENT for a request body that does not decompress", async () => {
+    const truncated = gzipSync(Buffer.from("{}")).subarray(0, 5);
+    const frame = Buffer.concat([Buffer.from([1, 0, 0, 0, truncated.length]), truncated]);
+    for (const encoding of ["gzip", "br"]) {
+      const grpc = await rawCall(base, "/lading.ping.v2.PingService/Ping", frame, {
+        "content-type": "application/grpc",
+        "grpc-encoding": encoding,
+      });
+      assert.equal(grpc.grpcStatus, String(Code.InvalidArgument), encoding);
+      const connect = await rawCall(base, "/lading.ping.v2.PingService/Ping", truncated, {
+        "content-type": "application/json",
+        "content-encoding": encoding,
+      });
+      assert.equal(connect.status, 400, encoding);
+      assert.equal(JSON.parse(connect.body).code, "invalid_argument", encoding);
+    }
   });
 
   it("knows which RPC paths it serves", () => {

@@ -14,6 +14,27 @@ import {
 } from "../../rpc/index.ts";
 import { withClientDecodeErrors } from "./decode-error-responses.ts";
 import { reflectionServices, registerReflection } from "./reflection.ts";
+import { requestCompressions } from "./request-compression.ts";
+
+/** The longest delay a Node timer holds (about 24.8 days). */
+const maxTimerMs = 2 ** 31 - 1;
+const grpcTimeout = /^(\d{1,8})([HMSmun])$/;
+const unitMs: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 1e-3, n: 1e-6 };
+
+/**
+ * Drops a deadline longer than a Node timer holds: the RPC library would arm an overflowing
+ * timer, which Node fires after 1 ms (with a process warning per call), so a client asking
+ * for ~forever (`grpc-timeout: 99999999H`) would time out at once. Such a deadline is as good
+ * as none.
+ */
+function dropEndlessDeadline(req: HttpRequest): void {
+  const grpc = grpcTimeout.exec(String(req.headers["grpc-timeout"]));
+  if (grpc && Number(grpc[1]) * unitMs[grpc[2]] > maxTimerMs) delete req.headers["grpc-timeout"];
+  const connect = String(req.headers["connect-timeout-ms"]);
+  if (/^\d{1,10}$/.test(connect) && Number(connect) > maxTimerMs) {
+    delete req.headers["connect-timeout-ms"];
+  }
+}
 
 /** What the gRPC door serves and how it learns who calls. */
 export interface GrpcDoorOptions {
@@ -52,6 +73,7 @@ export function createGrpcDoor(options: GrpcDoorOptions): GrpcDoor {
   const paths = new Set<string>();
   const handler = connectNodeAdapter({
     readMaxBytes: options.maxMessageBytes ?? 1024 * 1024,
+    acceptCompression: requestCompressions,
     routes(router) {
       for (const bound of options.services) {
         const impl: Record<string, unknown> = {};
@@ -73,7 +95,11 @@ export function createGrpcDoor(options: GrpcDoorOptions): GrpcDoor {
       router.handlers.splice(0, Infinity, ...router.handlers.map(withClientDecodeErrors));
     },
   });
-  return Object.assign((req: HttpRequest, res: HttpResponse) => handler(req, res), {
+  const door = (req: HttpRequest, res: HttpResponse) => {
+    dropEndlessDeadline(req);
+    handler(req, res);
+  };
+  return Object.assign(door, {
     serves: (path: string) => paths.has(path),
   });
 }
