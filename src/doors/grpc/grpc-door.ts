@@ -13,6 +13,7 @@ import {
   type HttpResponse,
 } from "../../rpc/index.ts";
 import { withClientDecodeErrors } from "./decode-error-responses.ts";
+import { refuseStreamOverHttp1 } from "./http1-streams.ts";
 import { reflectionServices, registerReflection } from "./reflection.ts";
 import { requestCompressions } from "./request-compression.ts";
 
@@ -60,6 +61,14 @@ export interface GrpcDoor {
   serves(path: string): boolean;
 }
 
+const bidiPaths = new Set(
+  reflectionServices.flatMap((s) =>
+    s.methods
+      .filter((m) => m.methodKind === "bidi_streaming")
+      .map((m) => `/${s.typeName}/${m.name}`),
+  ),
+);
+
 /**
  * Creates the gRPC door (DESIGN §2). Every unary method authenticates the `authorization`
  * header (unless anonymous), builds the Call (request id from the `x-request-id` header the
@@ -96,6 +105,10 @@ export function createGrpcDoor(options: GrpcDoorOptions): GrpcDoor {
     },
   });
   const door = (req: HttpRequest, res: HttpResponse) => {
+    if (req.httpVersionMajor === 1 && bidiPaths.has(new URL(req.url ?? "/", "http://x").pathname)) {
+      refuseStreamOverHttp1(req, res);
+      return;
+    }
     dropEndlessDeadline(req);
     handler(req, res);
   };
