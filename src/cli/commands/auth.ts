@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { decodeJwt } from "jose";
 import { createApiClient, type Json } from "../api-client.ts";
 import type { CliContext } from "../cli-context.ts";
-import { type GroupNode, helpFor, parseVerbArgs, type VerbNode } from "../command-spec.ts";
+import type { GroupNode, VerbNode } from "../command-spec.ts";
 import { readCredentials, updateCredentials } from "../credentials-store.ts";
 import { addCredentialHelper, dockerConfigPath } from "../docker-config.ts";
 import { postForm, tokenFor } from "../session.ts";
@@ -13,8 +13,7 @@ import { createPullToken, printPullToken } from "./auth-pull-token.ts";
 
 const text = (value: unknown) => (typeof value === "string" ? value : undefined);
 
-/** The `lading auth` verbs, for dispatch, help and completion. */
-export const authVerbs: VerbNode[] = [
+const authVerbs: VerbNode[] = [
   {
     kind: "verb",
     name: "login",
@@ -181,28 +180,13 @@ export const authVerbs: VerbNode[] = [
   },
 ];
 
-const authGroup: GroupNode = {
+/** `lading auth …`. */
+export const authCommands: GroupNode = {
   kind: "group",
   name: "auth",
-  summary: "Sign in, print tokens, configure registry clients and create pull tokens",
+  summary: "Sign in, print tokens, configure docker, create pull tokens",
   children: authVerbs,
 };
-
-/** Runs `lading auth <verb> …` and returns the exit code. */
-export async function runAuth(args: string[], ctx: CliContext): Promise<number> {
-  const [name, ...rest] = args;
-  const verb = authVerbs.find((v) => v.name === name);
-  if (!verb) {
-    const help = !name || name === "--help" || name === "-h" || name === "help";
-    (help ? ctx.stdout : ctx.stderr).write(helpFor(authGroup, ["auth"]));
-    return help ? 0 : 2;
-  }
-  if (rest.includes("--help") || rest.includes("-h")) {
-    ctx.stdout.write(helpFor(verb, ["auth", verb.name]));
-    return 0;
-  }
-  return (await verb.run(ctx, parseVerbArgs(verb, rest))) ?? 0;
-}
 
 async function status(ctx: CliContext): Promise<number> {
   const envToken = ctx.env.LADING_TOKEN?.trim();
