@@ -148,10 +148,8 @@ for (const pair of registryPairs) {
       const again = await runNode(cli, ["auth", "configure-docker"], {
         ...env,
         DOCKER_CONFIG: dockerDir,
-        PATH: process.env.PATH,
       });
       assert.match(again.stdout, /Already configured/);
-      assert.match(again.stderr, /docker-credential-lading is not on PATH/);
     });
 
     it("lets skopeo push and pull through credHelpers (explicit auth file and Docker config)", async () => {
