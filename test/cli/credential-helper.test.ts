@@ -43,7 +43,11 @@ for (const pair of registryPairs) {
       await symlink(helper, join(bin, "docker-credential-lading"));
       await mkdir(join(home, "run"), { mode: 0o700 });
       env = {
-        PATH: [bin, join(repo, "node_modules/.bin"), process.env.PATH].join(":"),
+        // The system Node before the bundled one, when there is one: skopeo runs the helper
+        // with whatever `node` PATH finds, as it would on a user's machine.
+        PATH: [bin, "/usr/bin", "/bin", join(repo, "node_modules/.bin"), process.env.PATH].join(
+          ":",
+        ),
         HOME: home,
         XDG_CONFIG_HOME: join(home, ".config"),
         XDG_RUNTIME_DIR: join(home, "run"),
