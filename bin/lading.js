@@ -1,4 +1,7 @@
 #!/usr/bin/env node
-import { main } from "../src/cli/main.ts";
+import { launch } from "./launcher.js";
 
-process.exitCode = await main(process.argv.slice(2));
+await launch(import.meta.url, async () => {
+  const { main } = await import("../src/cli/main.ts");
+  process.exitCode = await main(process.argv.slice(2));
+});

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { type CliContext, UsageError } from "./cli-context.ts";
+import { closest } from "./suggest.ts";
 
 /** One flag of a verb. */
 export interface FlagSpec {
@@ -49,29 +50,39 @@ export interface GroupNode {
   children: CommandNode[];
 }
 
-/** A command group implemented elsewhere that parses its own arguments (auth). */
-export interface DelegateNode {
-  kind: "delegate";
-  name: string;
-  summary: string;
-  /** Its verbs and flags, for top-level help and completion. */
-  children: VerbNode[];
-  run(args: string[], ctx: CliContext): Promise<number>;
+/** Where a command that needs no client context writes. */
+export interface CommandOutput {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
 }
 
-/** A command that parses its own arguments and needs no context (serve, admin). */
-export interface RawNode {
-  kind: "raw";
-  name: string;
-  summary: string;
-  /** Its sub-commands and flags, for completion. */
-  words: string[];
-  flags: string[];
-  run(args: string[]): Promise<number>;
+/**
+ * A command that works on this machine and needs neither a server nor the client settings
+ * (serve, admin, version): a bad LADING_OUTPUT or config.json must not stop the server.
+ */
+export interface LocalVerbNode extends Omit<VerbNode, "kind" | "run"> {
+  kind: "local";
+  run(parsed: ParsedArgs, out: CommandOutput): Promise<number | undefined>;
 }
 
 /** Any node of the command table. */
-export type CommandNode = VerbNode | GroupNode | DelegateNode | RawNode;
+export type CommandNode = VerbNode | LocalVerbNode | GroupNode;
+
+/** The global flags every command that talks to the API accepts (see main.ts). */
+export const globalFlagNames = ["api", "registry", "output", "help"] as const;
+
+/**
+ * The usage error for an unknown flag `raw` given to `lading <path>`, suggesting the closest of
+ * `known` (long names without dashes).
+ */
+export function unknownFlag(raw: string, known: readonly string[], path: string[]): UsageError {
+  const where = ["lading", ...path].join(" ");
+  const guess = closest(raw.replace(/^--?/, "").split("=")[0], known);
+  const hint = guess ? `: did you mean --${guess}?` : "";
+  return new UsageError(
+    `unknown flag ${raw.split("=")[0]} for ${where}${hint} (see ${where} --help)`,
+  );
+}
 
 /** A verb's flag values, typed. */
 export function flagText(parsed: ParsedArgs, name: string): string | undefined {
@@ -85,11 +96,32 @@ export function flagList(parsed: ParsedArgs, name: string): string[] {
   return Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
 }
 
-/** Parses a verb's arguments: unknown flags, missing required flags and bad counts are usage errors. */
-export function parseVerbArgs(verb: VerbNode, args: string[]): ParsedArgs {
+/**
+ * Parses the arguments of the verb at `path`: unknown flags, missing required flags and bad
+ * counts are usage errors.
+ */
+export function parseVerbArgs(
+  verb: VerbNode | LocalVerbNode,
+  args: string[],
+  path: string[],
+): ParsedArgs {
   const options: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = {};
   for (const flag of verb.flags) {
     options[flag.name] = { type: flag.type ?? "string", multiple: flag.multiple === true };
+  }
+  // A lenient pass first finds unknown flags, so their error can name the flag meant.
+  const { tokens } = parseArgs({
+    args,
+    options,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const stranger = tokens.find((t) => t.kind === "option" && !Object.hasOwn(options, t.name));
+  if (stranger?.kind === "option") {
+    const globals = verb.kind === "local" ? ["help"] : globalFlagNames;
+    const known = [...verb.flags.map((f) => f.name), ...globals];
+    throw unknownFlag(stranger.rawName, known, path);
   }
   const { values, positionals } = parseArgs({
     args,
@@ -114,11 +146,18 @@ export function parseVerbArgs(verb: VerbNode, args: string[]): ParsedArgs {
   return parsed;
 }
 
+const localFlagsHelp = `flags of every command:
+  -h, --help             this help
+`;
+
 const globalFlagsHelp = `global flags (before or after the command words):
   --api URL              Lading API URL (LADING_API_URL, config api; default http://127.0.0.1:8080)
   --registry URL         registry URL (LADING_REGISTRY_URL, config registry; default http://127.0.0.1:5000)
   -o, --output FORMAT    table, json or id (LADING_OUTPUT, config output; default table)
   -h, --help             this help
+`;
+
+const versionHelp = `  -V, --version          the Lading version
 `;
 
 function columns(rows: [string, string][]): string {
@@ -127,9 +166,13 @@ function columns(rows: [string, string][]): string {
 }
 
 /** Help for `node` reached through `path` (the command words). */
-export function helpFor(node: CommandNode | GroupNode, path: string[]): string {
+export function helpFor(node: CommandNode, path: string[]): string {
   const prefix = ["lading", ...path].join(" ");
-  if (node.kind === "verb") {
+  const local =
+    node.kind === "local" ||
+    (node.kind === "group" && node.children.every((c) => c.kind === "local"));
+  const tail = `${local ? localFlagsHelp : globalFlagsHelp}${path.length ? "" : versionHelp}`;
+  if (node.kind !== "group") {
     const usage = `usage: ${prefix}${node.args ? ` ${node.args}` : ""}${node.flags.length ? " [flags]" : ""}\n`;
     const flags = node.flags.map((f): [string, string] => [
       `--${f.name}${f.type === "boolean" ? "" : ` ${f.value ?? "VALUE"}`}`,
@@ -138,9 +181,8 @@ export function helpFor(node: CommandNode | GroupNode, path: string[]): string {
     const examples = node.examples?.length
       ? `\nexamples:\n${node.examples.map((e) => `  ${e}\n`).join("")}`
       : "";
-    return `${node.summary}\n\n${usage}${flags.length ? `\nflags:\n${columns(flags)}` : ""}${examples}\n${globalFlagsHelp}`;
+    return `${node.summary}\n\n${usage}${flags.length ? `\nflags:\n${columns(flags)}` : ""}${examples}\n${tail}`;
   }
-  const children = "children" in node ? node.children : [];
-  const list = columns(children.map((c): [string, string] => [c.name, c.summary]));
-  return `${node.summary}\n\nusage: ${prefix} <command> [flags]\n\ncommands:\n${list}\n${globalFlagsHelp}Run \`${prefix} <command> --help\` for a command's flags.\n`;
+  const list = columns(node.children.map((c): [string, string] => [c.name, c.summary]));
+  return `${node.summary}\n\nusage: ${prefix} <command> [flags]\n\ncommands:\n${list}\n${tail}Run \`${prefix} <command> --help\` for a command's flags.\n`;
 }

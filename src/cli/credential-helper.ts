@@ -1,4 +1,5 @@
 import { type CliContext, resolveCliContext } from "./cli-context.ts";
+import { ladingVersion } from "./commands/version.ts";
 import { readCredentials, updateCredentials } from "./credentials-store.ts";
 import { registryHost } from "./docker-config.ts";
 import { tokenFor } from "./session.ts";
@@ -14,7 +15,7 @@ export interface CredentialHelperIo {
   env: Record<string, string | undefined>;
 }
 
-const usage = `usage: docker-credential-lading get | store | erase | list | version
+const usage = `usage: docker-credential-lading get | store | erase | list | version | --help
 
 The Docker credential-helper protocol for Lading registries (lading auth configure-docker).
   get     reads a server URL on stdin; prints {"ServerURL","Username","Secret"}
@@ -39,8 +40,12 @@ export async function runCredentialHelper(args: string[], io: CredentialHelperIo
     io.stderr.write(usage);
     return 2;
   }
-  if (action === "version") {
-    io.stdout.write("docker-credential-lading (lading)\n");
+  if (action === "version" || action === "--version") {
+    io.stdout.write(`docker-credential-lading (lading ${ladingVersion()})\n`);
+    return 0;
+  }
+  if (action === "--help" || action === "-h" || action === "help") {
+    io.stdout.write(usage);
     return 0;
   }
   let ctx: CliContext;

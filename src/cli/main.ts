@@ -1,7 +1,15 @@
 import { CliError } from "./api-client.ts";
 import { type GlobalFlags, resolveCliContext, UsageError } from "./cli-context.ts";
-import { type CommandNode, type GroupNode, helpFor, parseVerbArgs } from "./command-spec.ts";
+import {
+  type CommandNode,
+  type CommandOutput,
+  globalFlagNames,
+  helpFor,
+  parseVerbArgs,
+  unknownFlag,
+} from "./command-spec.ts";
 import { commandTable } from "./command-table.ts";
+import { closest } from "./suggest.ts";
 
 /** The global flags taken out of `args` wherever they stand, and the rest. */
 export function splitGlobalFlags(args: string[]): {
@@ -47,11 +55,14 @@ function locate(words: string[]): { node: CommandNode; path: string[]; rest: str
   let i = 0;
   while (node.kind === "group" && i < words.length) {
     const word = words[i];
+    const names: string[] = node.children.map((c) => c.name);
     const child: CommandNode | undefined = node.children.find((c) => c.name === word);
     if (!child) {
       if (word.startsWith("-")) break;
-      const where = path.length ? `lading ${path.join(" ")}` : "lading";
-      throw new UsageError(`unknown command "${word}" for ${where} (see ${where} --help)`);
+      const where = ["lading", ...path].join(" ");
+      const guess = closest(word, names);
+      const hint = guess ? `: did you mean ${guess}?` : "";
+      throw new UsageError(`unknown command "${word}" for ${where}${hint} (see ${where} --help)`);
     }
     node = child;
     path.push(word);
@@ -60,43 +71,46 @@ function locate(words: string[]): { node: CommandNode; path: string[]; rest: str
   return { node, path, rest: words.slice(i) };
 }
 
-async function dispatch(args: string[]): Promise<number> {
-  const first = args[0];
-  const raw = commandTable.children.find((c) => c.name === first && c.kind === "raw");
-  if (raw?.kind === "raw") return raw.run(args.slice(1));
-  if (first === "help") return dispatch([...args.slice(1), "--help"]);
+async function dispatch(args: string[], out: CommandOutput): Promise<number> {
+  if (args[0] === "help") return dispatch([...args.slice(1), "--help"], out);
   const { globals, remaining, help } = splitGlobalFlags(args);
+  if (remaining[0] === "--version" || remaining[0] === "-V") remaining[0] = "version";
   const { node, path, rest } = locate(remaining);
-  if (node.kind === "delegate") {
-    return node.run(
-      help ? [...rest, "--help"] : rest,
-      await resolveCliContext(globals, process.env),
-    );
-  }
   if (help) {
-    process.stdout.write(helpFor(node as GroupNode, path));
+    out.stdout.write(helpFor(node, path));
     return 0;
   }
-  if (node.kind !== "verb") {
-    process.stderr.write(helpFor(node as GroupNode, path));
+  if (node.kind === "group") {
+    if (rest.length) {
+      throw unknownFlag(
+        rest[0],
+        path.length ? globalFlagNames : [...globalFlagNames, "version"],
+        path,
+      );
+    }
+    out.stderr.write(helpFor(node, path));
     return 2;
   }
-  const parsed = parseVerbArgs(node, rest);
-  const ctx = await resolveCliContext(globals, process.env);
+  const parsed = parseVerbArgs(node, rest, path);
+  if (node.kind === "local") return (await node.run(parsed, out)) ?? 0;
+  const ctx = await resolveCliContext(globals, process.env, out);
   return (await node.run(ctx, parsed)) ?? 0;
 }
 
 /** Runs the CLI and returns the exit code: 0 ok, 1 error, 2 usage error. */
-export async function main(args: string[]): Promise<number> {
+export async function main(
+  args: string[],
+  out: CommandOutput = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   try {
-    return await dispatch(args);
+    return await dispatch(args, out);
   } catch (error) {
     if (error instanceof CliError) {
-      process.stderr.write(`${error.lines.join("\n")}\n`);
+      out.stderr.write(`${error.lines.join("\n")}\n`);
       return 1;
     }
     const e = error as { code?: string; message?: string };
-    process.stderr.write(`lading: ${e.message ?? String(error)}\n`);
+    out.stderr.write(`lading: ${e.message ?? String(error)}\n`);
     return error instanceof UsageError || e.code?.startsWith("ERR_PARSE_ARGS") ? 2 : 1;
   }
 }

@@ -43,7 +43,11 @@ for (const pair of registryPairs) {
       await symlink(helper, join(bin, "docker-credential-lading"));
       await mkdir(join(home, "run"), { mode: 0o700 });
       env = {
-        PATH: [bin, join(repo, "node_modules/.bin"), process.env.PATH].join(":"),
+        // The system Node before the bundled one, when there is one: skopeo runs the helper
+        // with whatever `node` PATH finds, as it would on a user's machine.
+        PATH: [bin, "/usr/bin", "/bin", join(repo, "node_modules/.bin"), process.env.PATH].join(
+          ":",
+        ),
         HOME: home,
         XDG_CONFIG_HOME: join(home, ".config"),
         XDG_RUNTIME_DIR: join(home, "run"),
@@ -148,10 +152,8 @@ for (const pair of registryPairs) {
       const again = await runNode(cli, ["auth", "configure-docker"], {
         ...env,
         DOCKER_CONFIG: dockerDir,
-        PATH: process.env.PATH,
       });
       assert.match(again.stdout, /Already configured/);
-      assert.match(again.stderr, /docker-credential-lading is not on PATH/);
     });
 
     it("lets skopeo push and pull through credHelpers (explicit auth file and Docker config)", async () => {

@@ -1,84 +1,114 @@
-import { parseArgs } from "node:util";
 import { bootstrapOrganisation } from "../../app/index.ts";
-import { createTokenIssuer, ensureBuiltInRoles } from "../../auth/index.ts";
+import { createTokenIssuer, ensureBuiltInRoles, type TokenIssuer } from "../../auth/index.ts";
 import { type LadingConfig, resolveConfig, urlForAddress } from "../../config/index.ts";
-import { createMetadataStore } from "../../store/metadata/index.ts";
+import { createMetadataStore, type MetadataStore } from "../../store/metadata/index.ts";
 import { isUidp } from "../../uidp/index.ts";
+import { UsageError } from "../cli-context.ts";
+import { flagText, type GroupNode, type LocalVerbNode, type ParsedArgs } from "../command-spec.ts";
 import { parseDuration } from "../duration.ts";
-import { configFromFlags, configOptions } from "./config-flags.ts";
+import { configFlags, configFromFlags } from "./config-flags.ts";
 
 /** Longest token `lading admin token` mints: 30 days. */
 const maxAdminTtlSeconds = 30 * 86400;
 
-const usage = `usage:
-  lading admin migrate   [--data-dir DIR | --database-url URL]
-  lading admin bootstrap --org NAME [--data-dir DIR | --database-url URL] [--api-url URL]
-  lading admin token     --identity UID [--audience AUD] [--ttl DURATION] [--data-dir DIR | --database-url URL]
-`;
+interface StoreTools {
+  /** The migrations this run applied. */
+  applied: string[];
+  config: LadingConfig;
+  store: MetadataStore;
+  tokens: TokenIssuer;
+}
 
-/** `lading admin …`: operator commands that act on the store directly. */
-export async function admin(args: string[]): Promise<number> {
-  const [command, ...rest] = args;
-  const { values } = parseArgs({
-    args: rest,
-    strict: true,
-    options: {
-      ...configOptions,
-      org: { type: "string" },
-      identity: { type: "string" },
-      audience: { type: "string" },
-      ttl: { type: "string" },
-    },
-  });
-  if (!["migrate", "bootstrap", "token"].includes(command ?? "")) {
-    process.stderr.write(usage);
-    return 2;
-  }
-  const config = resolveConfig(configFromFlags(values));
+/** Opens the store the flags name, brings it up to date and runs `work` on it. */
+async function withStore(
+  parsed: ParsedArgs,
+  work: (tools: StoreTools) => Promise<void>,
+): Promise<number> {
+  const config = resolveConfig(configFromFlags(parsed));
   const store = createMetadataStore(config);
   try {
     const applied = await store.migrate();
     await ensureBuiltInRoles(store.db);
     const tokens = createTokenIssuer({ db: store.db, issuerUrl: apiUrlOf(config) });
-    if (command === "migrate") {
-      process.stdout.write(`${JSON.stringify({ applied })}\n`);
-    } else if (command === "bootstrap") {
-      if (!values.org) throw new UsageError("--org NAME is required");
-      const result = await bootstrapOrganisation(store.db, values.org);
+    await work({ applied, config, store, tokens });
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+const migrate: LocalVerbNode = {
+  kind: "local",
+  name: "migrate",
+  summary: 'Apply pending migrations; prints {"applied":[…]}',
+  flags: configFlags,
+  run: (parsed, out) =>
+    withStore(parsed, async ({ applied }) => {
+      out.stdout.write(`${JSON.stringify({ applied })}\n`);
+    }),
+};
+
+const bootstrap: LocalVerbNode = {
+  kind: "local",
+  name: "bootstrap",
+  summary: "Create an organisation and its owner; prints {groupUid, identityUid, token}",
+  flags: [
+    { name: "org", value: "NAME", required: true, help: "the organisation's name" },
+    ...configFlags,
+  ],
+  examples: ["lading admin bootstrap --org acme --data-dir ./.lading"],
+  run: (parsed, out) =>
+    withStore(parsed, async ({ config, store, tokens }) => {
+      const result = await bootstrapOrganisation(store.db, flagText(parsed, "org") ?? "");
       const token = await tokens.mint({
         subject: result.identityUid,
         audience: apiUrlOf(config),
         ttlSeconds: 3600,
       });
-      process.stdout.write(`${JSON.stringify({ ...result, token })}\n`);
-    } else {
-      const identity = values.identity ?? "";
+      out.stdout.write(`${JSON.stringify({ ...result, token })}\n`);
+    }),
+};
+
+const token: LocalVerbNode = {
+  kind: "local",
+  name: "token",
+  summary: "Print a token for an identity (default audience: the API URL)",
+  flags: [
+    { name: "identity", value: "UID", required: true, help: "the identity uid" },
+    { name: "audience", value: "AUD", help: "token audience (default: the API URL)" },
+    { name: "ttl", value: "DURATION", help: "lifetime, at most 720h (default 1h)" },
+    ...configFlags,
+  ],
+  examples: ["lading admin token --identity 3f2a…/9b1c… --audience 127.0.0.1:5000 --ttl 15m"],
+  run: (parsed, out) =>
+    withStore(parsed, async ({ config, store, tokens }) => {
+      const identity = flagText(parsed, "identity") ?? "";
       if (!isUidp(identity)) throw new UsageError("--identity must be an identity uid");
+      const ttl = parseDuration(flagText(parsed, "ttl") ?? "1h");
+      if (ttl.error || !ttl.value) throw new UsageError(`--ttl: ${ttl.error}`);
+      if (ttl.value > maxAdminTtlSeconds) throw new UsageError("--ttl must be at most 720h");
       const found = await store.db
         .selectFrom("identities")
         .select("uid")
         .where("uid", "=", identity)
         .executeTakeFirst();
       if (!found) throw new UsageError(`no identity ${identity}`);
-      const ttl = parseDuration(values.ttl ?? "1h");
-      if (ttl.error || !ttl.value) throw new UsageError(`--ttl: ${ttl.error}`);
-      if (ttl.value > maxAdminTtlSeconds) throw new UsageError("--ttl must be at most 720h");
-      const token = await tokens.mint({
+      const minted = await tokens.mint({
         subject: identity,
-        audience: values.audience ?? apiUrlOf(config),
+        audience: flagText(parsed, "audience") ?? apiUrlOf(config),
         ttlSeconds: ttl.value,
       });
-      process.stdout.write(`${token}\n`);
-    }
-    return 0;
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`lading admin ${command}: ${error.message}\n`);
-    return 2;
-  } finally {
-    await store.close();
-  }
-}
+      out.stdout.write(`${minted}\n`);
+    }),
+};
+
+/** `lading admin …`: operator commands that act on the store directly. */
+export const adminCommands: GroupNode = {
+  kind: "group",
+  name: "admin",
+  summary: "Operator commands on the store: migrate, bootstrap, token",
+  children: [migrate, bootstrap, token],
+};
 
 /** The issuer the server will use: --api-url, else derived from --api-listen as serve does. */
 function apiUrlOf(config: LadingConfig): string {
@@ -87,5 +117,3 @@ function apiUrlOf(config: LadingConfig): string {
     urlForAddress(config.apiListen.host, config.apiListen.port, config.tls !== undefined)
   );
 }
-
-class UsageError extends Error {}

@@ -1,10 +1,8 @@
-import { existsSync } from "node:fs";
-import { delimiter, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { decodeJwt } from "jose";
 import { createApiClient, type Json } from "../api-client.ts";
 import type { CliContext } from "../cli-context.ts";
-import { type GroupNode, helpFor, parseVerbArgs, type VerbNode } from "../command-spec.ts";
+import type { GroupNode, VerbNode } from "../command-spec.ts";
+import { credentialHelperProblem } from "../credential-helper-check.ts";
 import { readCredentials, updateCredentials } from "../credentials-store.ts";
 import { addCredentialHelper, dockerConfigPath } from "../docker-config.ts";
 import { postForm, tokenFor } from "../session.ts";
@@ -13,8 +11,7 @@ import { createPullToken, printPullToken } from "./auth-pull-token.ts";
 
 const text = (value: unknown) => (typeof value === "string" ? value : undefined);
 
-/** The `lading auth` verbs, for dispatch, help and completion. */
-export const authVerbs: VerbNode[] = [
+const authVerbs: VerbNode[] = [
   {
     kind: "verb",
     name: "login",
@@ -122,6 +119,13 @@ export const authVerbs: VerbNode[] = [
       },
     ],
     async run(ctx, parsed) {
+      // A credHelpers entry whose helper cannot run breaks every login to the registry,
+      // anonymous pulls included, so nothing is written until the helper answers.
+      const problem = await credentialHelperProblem(ctx.env);
+      if (problem) {
+        ctx.stderr.write(`lading: ${problem}\n`);
+        return 1;
+      }
       const files = [dockerConfigPath(ctx.env)];
       const authfile = text(parsed.flags.authfile) ?? ctx.env.REGISTRY_AUTH_FILE;
       if (authfile) files.push(authfile);
@@ -129,14 +133,6 @@ export const authVerbs: VerbNode[] = [
         const changed = await addCredentialHelper(file, ctx.registryAudience);
         ctx.stdout.write(
           `${changed ? "Configured" : "Already configured"} ${file}: credHelpers["${ctx.registryAudience}"] = "lading"\n`,
-        );
-      }
-      if (!onPath("docker-credential-lading", ctx.env)) {
-        const bin = fileURLToPath(
-          new URL("../../../bin/docker-credential-lading.js", import.meta.url),
-        );
-        ctx.stderr.write(
-          `warning: docker-credential-lading is not on PATH: run \`npm link\` in the lading package, or\n  ln -s ${bin} ~/.local/bin/docker-credential-lading\n`,
         );
       }
       return 0;
@@ -181,28 +177,13 @@ export const authVerbs: VerbNode[] = [
   },
 ];
 
-const authGroup: GroupNode = {
+/** `lading auth …`. */
+export const authCommands: GroupNode = {
   kind: "group",
   name: "auth",
-  summary: "Sign in, print tokens, configure registry clients and create pull tokens",
+  summary: "Sign in, print tokens, configure docker, create pull tokens",
   children: authVerbs,
 };
-
-/** Runs `lading auth <verb> …` and returns the exit code. */
-export async function runAuth(args: string[], ctx: CliContext): Promise<number> {
-  const [name, ...rest] = args;
-  const verb = authVerbs.find((v) => v.name === name);
-  if (!verb) {
-    const help = !name || name === "--help" || name === "-h" || name === "help";
-    (help ? ctx.stdout : ctx.stderr).write(helpFor(authGroup, ["auth"]));
-    return help ? 0 : 2;
-  }
-  if (rest.includes("--help") || rest.includes("-h")) {
-    ctx.stdout.write(helpFor(verb, ["auth", verb.name]));
-    return 0;
-  }
-  return (await verb.run(ctx, parseVerbArgs(verb, rest))) ?? 0;
-}
 
 async function status(ctx: CliContext): Promise<number> {
   const envToken = ctx.env.LADING_TOKEN?.trim();
@@ -259,8 +240,4 @@ function envTokenInfo(token: string): { audience: string; expiry: string; identi
   } catch {
     return { audience: "", expiry: "", identity: undefined };
   }
-}
-
-function onPath(command: string, env: Record<string, string | undefined>): boolean {
-  return (env.PATH ?? "").split(delimiter).some((dir) => dir && existsSync(join(dir, command)));
 }

@@ -5,13 +5,11 @@ import type { CommandNode, GroupNode } from "../command-spec.ts";
 export function completionTable(root: GroupNode): Map<string, string[]> {
   const table = new Map<string, string[]>();
   const walk = (node: CommandNode, path: string) => {
-    if (node.kind === "verb") {
+    if (node.kind !== "group") {
       table.set(
         path,
         node.flags.map((f) => `--${f.name}`),
       );
-    } else if (node.kind === "raw") {
-      table.set(path, [...node.words, ...node.flags]);
     } else {
       table.set(
         path,

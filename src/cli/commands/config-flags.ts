@@ -1,26 +1,46 @@
-import type { ParseArgsConfig } from "node:util";
 import type { ConfigInput } from "../../config/index.ts";
+import type { FlagSpec, ParsedArgs } from "../command-spec.ts";
 
-/** The flags every command that opens the store or serves accepts. */
-export const configOptions = {
-  "data-dir": { type: "string" },
-  "api-listen": { type: "string" },
-  "api-url": { type: "string" },
-  "database-url": { type: "string" },
-  "tls-cert": { type: "string" },
-  "tls-key": { type: "string" },
-  "log-level": { type: "string" },
-  "registry-listen": { type: "string" },
-  "registry-url": { type: "string" },
-  "blob-store": { type: "string" },
-  "public-org": { type: "string" },
-  "free-tier-tags": { type: "string" },
-  "required-terms": { type: "string" },
-} as const satisfies ParseArgsConfig["options"];
+/** The flags every command that opens the store or serves accepts (README "Configuration"). */
+export const configFlags: FlagSpec[] = [
+  {
+    name: "data-dir",
+    value: "DIR",
+    help: "SQLite database and filesystem blobs (default ./.lading)",
+  },
+  {
+    name: "database-url",
+    value: "URL",
+    help: "keep metadata in PostgreSQL: postgres://user@host/db",
+  },
+  { name: "api-listen", value: "HOST:PORT", help: "API listener (default 127.0.0.1:8080)" },
+  { name: "api-url", value: "URL", help: "public API URL: token issuer and API audience" },
+  {
+    name: "registry-listen",
+    value: "HOST:PORT",
+    help: "registry listener (default 127.0.0.1:5000)",
+  },
+  {
+    name: "registry-url",
+    value: "URL",
+    help: "public registry URL; its host is the token audience",
+  },
+  {
+    name: "blob-store",
+    value: "URL",
+    help: "s3://bucket/prefix?endpoint=URL&region=R (default: data dir)",
+  },
+  { name: "tls-cert", value: "FILE", help: "PEM certificate: serve HTTPS (with --tls-key)" },
+  { name: "tls-key", value: "FILE", help: "PEM private key of --tls-cert" },
+  { name: "log-level", value: "LEVEL", help: "trace, debug, info, warn, error, fatal or silent" },
+  { name: "public-org", value: "NAME", help: "organisation anonymous callers may pull from" },
+  { name: "free-tier-tags", value: "LIST", help: "public tags anonymous callers may pull" },
+  { name: "required-terms", value: "LIST", help: "terms documents to accept before pulling" },
+];
 
-/** Maps parsed flags to config input. */
-export function configFromFlags(values: Record<string, string | boolean | undefined>): ConfigInput {
-  const text = (name: string) => values[name] as string | undefined;
+/** Maps parsed flags to config input (the environment fills what they leave out). */
+export function configFromFlags(parsed: ParsedArgs): ConfigInput {
+  const text = (name: string) => parsed.flags[name] as string | undefined;
   return {
     dataDir: text("data-dir"),
     apiListen: text("api-listen"),
