@@ -26,7 +26,7 @@ export interface ApkVersion {
   tokens: ApkToken[];
 }
 
-/** Suffixes in their order; those before the empty release are pre-releases. */
+/** Suffixes in their order; the four before `cvs` sort before the release. */
 export const apkSuffixes = ["alpha", "beta", "pre", "rc", "cvs", "svn", "git", "hg", "p"] as const;
 export type ApkSuffix = (typeof apkSuffixes)[number];
 const releaseRank = apkSuffixes.indexOf("cvs");
