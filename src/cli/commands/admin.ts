@@ -7,6 +7,7 @@ import { UsageError } from "../cli-context.ts";
 import { flagText, type GroupNode, type LocalVerbNode, type ParsedArgs } from "../command-spec.ts";
 import { parseDuration } from "../duration.ts";
 import { configFlags, configFromFlags } from "./config-flags.ts";
+import { demoImage } from "./demo-image.ts";
 
 /** Longest token `lading admin token` mints: 30 days. */
 const maxAdminTtlSeconds = 30 * 86400;
@@ -106,8 +107,8 @@ const token: LocalVerbNode = {
 export const adminCommands: GroupNode = {
   kind: "group",
   name: "admin",
-  summary: "Operator commands on the store: migrate, bootstrap, token",
-  children: [migrate, bootstrap, token],
+  summary: "Operator commands on the store: migrate, bootstrap, token; and demo-image",
+  children: [migrate, bootstrap, token, demoImage],
 };
 
 /** The issuer the server will use: --api-url, else derived from --api-listen as serve does. */

@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+const repo = new URL("../..", import.meta.url).pathname;
+const hasTools = ["skopeo", "jq", "curl"].every((tool) =>
+  process.env.PATH?.split(":").some((dir) => existsSync(join(dir, tool))),
+);
+
+/** The ```sh blocks of the README section that starts with `heading`. */
+function shellBlocks(readme: string, heading: string): string {
+  const from = readme.indexOf(`${heading}\n`);
+  assert.ok(from >= 0, `no section ${heading}`);
+  const next = readme.slice(from + heading.length).search(/\n#{2,3} /);
+  const section = readme.slice(from, next < 0 ? undefined : from + heading.length + next);
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).join("\n");
+}
+
+/**
+ * The README's first steps and registry quick start, pasted as they are into bash against a
+ * `lading serve` with embedded defaults in a fresh folder. Only the ports differ (the server
+ * listens on free ones) and `npx` is dropped (lading and buf are put on PATH, as `npm link` and
+ * the checkout's node_modules/.bin would).
+ */
+describe("README first steps, pasted line by line", {
+  skip: !hasTools && "needs skopeo, jq and curl",
+}, () => {
+  let work: string;
+  let server: ChildProcess;
+  let api = "";
+  let registry = "";
+
+  let listen: Record<string, string> = {};
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), "lading-readme-"));
+    // The admin commands derive the token issuer from the listen address, as serve does, so
+    // both get the same free ports through the environment.
+    listen = {
+      LADING_API_LISTEN: `127.0.0.1:${await freePort()}`,
+      LADING_REGISTRY_LISTEN: `127.0.0.1:${await freePort()}`,
+    };
+    server = spawn(process.execPath, [join(repo, "bin/lading.js"), "serve"], {
+      cwd: work,
+      env: { ...process.env, ...listen, LADING_LOG_LEVEL: "warn" },
+    });
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      server.stdout?.on("data", (chunk) => {
+        out += chunk;
+        if (out.includes("registry on")) resolve(out);
+      });
+      server.once("exit", (code) => reject(new Error(`lading serve exited ${code}`)));
+    });
+    [, api, registry] = /API on http:\/\/([^,]+), registry on http:\/\/(\S+)/.exec(line) ?? [];
+    assert.ok(api && registry, line);
+  });
+  after(() => {
+    server?.kill("SIGTERM");
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("runs every command of both sections without an edit", async () => {
+    const readme = readFileSync(join(repo, "README.md"), "utf8");
+    const script = [
+      shellBlocks(readme, "### First steps"),
+      shellBlocks(readme, "## Registry quick start"),
+    ]
+      .join("\n")
+      .replaceAll("127.0.0.1:8080", api)
+      .replaceAll("127.0.0.1:5000", registry)
+      .replaceAll("npx ", "");
+    const bin = join(work, "bin");
+    await run("mkdir", [bin]);
+    symlinkSync(join(repo, "bin/lading.js"), join(bin, "lading"));
+    const PATH = [bin, join(repo, "node_modules/.bin"), process.env.PATH].join(":");
+    const { stdout } = await run("bash", ["-euo", "pipefail", "-c", script], {
+      cwd: work,
+      env: { ...process.env, ...listen, PATH },
+      maxBuffer: 16 << 20,
+    });
+    assert.match(stdout, /"viewer"/, "the role binding lists the viewer role");
+    assert.match(stdout, /lading\.iam\.v2\.IdentitiesService/, "reflection lists the services");
+    assert.match(stdout, /"history"/);
+    const layout = JSON.parse(readFileSync(join(work, "pulled", "index.json"), "utf8"));
+    assert.equal(layout.manifests.length, 1, "the older build was pulled by its digest");
+  });
+});
