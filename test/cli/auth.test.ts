@@ -129,6 +129,31 @@ for (const pair of registryPairs) {
       const noProvider = await lading(["auth", "login", "--no-browser"]);
       assert.equal(noProvider.code, 1);
       assert.match(noProvider.stderr, /no identity provider/);
+      // The command the message names is the one `lading config set` takes.
+      const named = /run `(lading config set [^`]+)`/.exec(noProvider.stderr)?.[1];
+      assert.ok(named, noProvider.stderr);
+      const configured = await lading([
+        ...named.replace("UID", "0000000000000000000000000000000000000000").split(" ").slice(1),
+      ]);
+      assert.equal(configured.code, 0, configured.stderr);
+      await ok(["config", "unset", "identity-provider"]);
+    });
+
+    it("fails at once, with the server's reason, for an identity provider it does not know", async () => {
+      const started = Date.now();
+      const unknown = await lading([
+        "auth",
+        "login",
+        "--no-browser",
+        "--identity-provider",
+        `${r.server.org.groupUid}/0123456789abcdef`,
+      ]);
+      assert.equal(unknown.code, 1);
+      assert.match(
+        unknown.stderr,
+        /refused the sign-in: identity_provider must name an identity provider/,
+      );
+      assert.ok(Date.now() - started < 20_000, "it did not wait for a browser");
     });
 
     it("signs in through the browser, then prints status and tokens for the API and the registry", async () => {
@@ -331,6 +356,17 @@ for (const pair of registryPairs) {
       const table = await ok(["auth", "pull-token", "--parent", r.server.org.groupUid]);
       assert.match(table, /Username: +\S+\/[0-9a-f]{16}\n/);
       assert.match(table, /docker login/);
+      // The printed skopeo line logs in to this plain-HTTP registry as it is.
+      const skopeoLine = /^ {2}(echo .* \| skopeo login .*)$/m.exec(table)?.[1];
+      assert.ok(skopeoLine?.includes("--tls-verify=false"), table);
+      const fresh = await mkdtemp(join(tmpdir(), "lading-login-"));
+      const authFile = join(fresh, "auth.json");
+      await run("bash", ["-euo", "pipefail", "-c", skopeoLine ?? "false"], {
+        cwd: fresh,
+        env: { PATH: process.env.PATH, HOME: fresh, REGISTRY_AUTH_FILE: authFile },
+      });
+      assert.match(await readFile(authFile, "utf8"), new RegExp(r.host.replace(".", "\\.")));
+      await rm(fresh, { recursive: true, force: true });
       const env = await ok(["auth", "pull-token", "--parent", r.server.org.groupUid, "-o", "env"]);
       assert.match(env, new RegExp(`^LADING_PULL_TOKEN_REGISTRY=${r.host}$`, "m"));
       assert.match(env, /^LADING_PULL_TOKEN_USERNAME=\S+\/[0-9a-f]{16}$/m);

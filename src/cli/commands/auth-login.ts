@@ -32,7 +32,7 @@ export async function login(ctx: CliContext, options: LoginOptions): Promise<str
     (await readConfig(ctx.configDir)).identityProvider;
   if (!identityProvider) {
     throw new LoginError(
-      "no identity provider: pass --identity-provider UID or run `lading config set identityProvider UID`",
+      "no identity provider: pass --identity-provider UID or run `lading config set identity-provider UID`",
     );
   }
   const verifier = randomBytes(32).toString("base64url");
@@ -50,6 +50,7 @@ export async function login(ctx: CliContext, options: LoginOptions): Promise<str
       code_challenge: challenge,
       code_challenge_method: "S256",
     }).toString();
+    await preflight(url);
     ctx.stderr.write(`Open this URL to sign in: ${url}\n`);
     if (!options.noBrowser && !ctx.env.LADING_NO_BROWSER) openBrowser(url.toString(), ctx.env);
 
@@ -97,6 +98,37 @@ export async function login(ctx: CliContext, options: LoginOptions): Promise<str
   } finally {
     await callback.close();
   }
+}
+
+/**
+ * Asks the server for the sign-in redirect before a browser opens it, so an unknown identity
+ * provider or an unreachable one fails at once with the server's message instead of leaving the
+ * CLI waiting for a callback that never comes. The redirect is not followed; the pending
+ * sign-in it leaves on the server expires unused.
+ */
+async function preflight(url: URL): Promise<void> {
+  let res: Response;
+  try {
+    res = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(30_000) });
+  } catch (error) {
+    throw new LoginError(`cannot reach ${url.origin}: ${(error as Error).message}`);
+  }
+  if (res.status >= 300 && res.status < 400 && res.headers.get("location")) {
+    await res.body?.cancel();
+    return;
+  }
+  const body = (await res.json().catch(() => undefined)) as
+    | {
+        message?: string;
+        details?: { fieldViolations?: { field: string; description: string }[] }[];
+      }
+    | undefined;
+  const violations = (body?.details ?? [])
+    .flatMap((d) => d.fieldViolations ?? [])
+    .map((v) => `${v.field} ${v.description}`);
+  const reason =
+    violations.length > 0 ? violations.join("; ") : (body?.message ?? `HTTP ${res.status}`);
+  throw new LoginError(`the server refused the sign-in: ${reason}`);
 }
 
 interface Callback {

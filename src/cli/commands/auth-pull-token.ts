@@ -110,19 +110,35 @@ export function printPullToken(ctx: CliContext, token: PullToken, format: string
       ].join("\n"),
     );
   } else {
-    out.write(
-      [
-        `Registry:  ${token.registry}`,
-        `Username:  ${token.username}`,
-        `Password:  ${token.password}`,
-        `Expires:   ${token.expirationTime}`,
-        "",
-        "Log in with:",
-        `  echo "$PASSWORD" | docker login ${token.registry} --username '${token.username}' --password-stdin`,
-        `  skopeo login ${token.registry} --username '${token.username}' --password-stdin <<< "$PASSWORD"`,
-        `Revoke with: lading iam identities delete ${token.username}`,
-        "",
-      ].join("\n"),
+    out.write(`${loginLines(ctx.registryUrl, token).join("\n")}\n`);
+  }
+}
+
+/**
+ * The table form of a pull token with login commands that work pasted as they are against the
+ * registry as configured: the password is in the line (it is printed above anyway), skopeo gets
+ * `--tls-verify=false` for a plain-HTTP registry, and docker, which trusts plain HTTP only on
+ * loopback by itself, is told where to allow it otherwise.
+ */
+export function loginLines(registryUrl: string, token: PullToken): string[] {
+  const plain = new URL(registryUrl).protocol === "http:";
+  const loopback = /^(127\.|localhost$|\[::1\]$)/.test(new URL(registryUrl).hostname);
+  const quoted = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+  const lines = [
+    `Registry:  ${token.registry}`,
+    `Username:  ${token.username}`,
+    `Password:  ${token.password}`,
+    `Expires:   ${token.expirationTime}`,
+    "",
+    "Log in with:",
+    `  echo ${quoted(token.password)} | skopeo login${plain ? " --tls-verify=false" : ""} ${token.registry} --username ${quoted(token.username)} --password-stdin`,
+    `  echo ${quoted(token.password)} | docker login ${token.registry} --username ${quoted(token.username)} --password-stdin`,
+  ];
+  if (plain && !loopback) {
+    lines.push(
+      `  (docker: the registry speaks plain HTTP; add "${token.registry}" to "insecure-registries" in /etc/docker/daemon.json first)`,
     );
   }
+  lines.push(`Revoke with: lading iam identities delete ${token.username}`, "");
+  return lines;
 }
