@@ -16,6 +16,10 @@ export const configOptions = {
   "public-org": { type: "string" },
   "free-tier-tags": { type: "string" },
   "required-terms": { type: "string" },
+  "headers-timeout": { type: "string" },
+  "request-idle-timeout": { type: "string" },
+  "keep-alive-timeout": { type: "string" },
+  "max-connections": { type: "string" },
 } as const satisfies ParseArgsConfig["options"];
 
 /** Maps parsed flags to config input. */
@@ -35,5 +39,9 @@ export function configFromFlags(values: Record<string, string | boolean | undefi
     publicOrg: text("public-org"),
     freeTierTags: text("free-tier-tags"),
     requiredTerms: text("required-terms"),
+    headersTimeout: text("headers-timeout"),
+    requestIdleTimeout: text("request-idle-timeout"),
+    keepAliveTimeout: text("keep-alive-timeout"),
+    maxConnections: text("max-connections"),
   };
 }
