@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bootstrapOrganisation } from "../../src/app/index.ts";
+import type { ConfigInput } from "../../src/config/index.ts";
 import { startS3rver } from "./s3rver.ts";
 import { startTestServer, type TestServer } from "./server.ts";
 
@@ -30,9 +31,12 @@ export interface RegistryTestServer {
 
 /**
  * Starts Lading on `pair` (S3 through an s3rver on loopback, credentials from the environment
- * as in production), with organisations `acme` (bootstrapped) and `public`.
+ * as in production), with organisations `acme` (bootstrapped) and `public`; `extra` adds settings.
  */
-export async function startRegistryServer(pair: RegistryPair): Promise<RegistryTestServer> {
+export async function startRegistryServer(
+  pair: RegistryPair,
+  extra: ConfigInput = {},
+): Promise<RegistryTestServer> {
   let s3: { server: { close(): Promise<void> }; dir: string } | undefined;
   let blobStore: string | undefined;
   if (pair.blobs === "s3") {
@@ -43,7 +47,7 @@ export async function startRegistryServer(pair: RegistryPair): Promise<RegistryT
     process.env.AWS_SECRET_ACCESS_KEY = "S3RVER";
     blobStore = `s3://lading-registry/blobs?endpoint=${server.endpoint}&region=us-east-1&forcePathStyle=true`;
   }
-  const server = await startTestServer(pair.store, "acme", { blobStore });
+  const server = await startTestServer(pair.store, "acme", { ...extra, blobStore });
   const host = server.lading.registryAudience;
   const boot = await bootstrapOrganisation(server.lading.store.db, "public");
   return {
