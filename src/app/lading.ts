@@ -109,7 +109,16 @@ export async function startLading(
 
   let ready = false;
   let serve = notYetServing;
-  const listener = createListener({ handler: (req, res) => serve(req, res), tls: config.tls });
+  const listenerOptions = (name: string) => ({
+    tls: config.tls,
+    limits: config.connections,
+    onAcceptError: (err: Error) =>
+      log.warn({ err, listener: name }, "accepting a connection failed"),
+  });
+  const listener = createListener({
+    handler: (req, res) => serve(req, res),
+    ...listenerOptions("api"),
+  });
   const address = await listener.listen(config.apiListen.host, config.apiListen.port);
   const apiUrl =
     config.apiUrl ?? urlForAddress(address.address, address.port, config.tls !== undefined);
@@ -118,7 +127,7 @@ export async function startLading(
   let serveRegistry = notYetServing;
   const registryListener = createListener({
     handler: (req, res) => serveRegistry(req, res),
-    tls: config.tls,
+    ...listenerOptions("registry"),
   });
   const registryAddress = await registryListener
     .listen(config.registryListen.host, config.registryListen.port)

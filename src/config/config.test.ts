@@ -74,3 +74,29 @@ it("reads the required terms documents, default none", () => {
   assert.deepEqual(resolveConfig({ requiredTerms: "eula" }, env).requiredTerms, ["eula"]);
   assert.throws(() => resolveConfig({ requiredTerms: "Bad Doc" }, {}), /--required-terms/);
 });
+
+it("reads the connection timeouts and cap, with their defaults", () => {
+  assert.deepEqual(resolveConfig({}, {}).connections, {
+    headersTimeoutMs: 20_000,
+    requestIdleTimeoutMs: 30_000,
+    keepAliveTimeoutMs: 15_000,
+    maxConnections: 10_000,
+  });
+  const env = {
+    LADING_HEADERS_TIMEOUT: "5s",
+    LADING_REQUEST_IDLE_TIMEOUT: "1m30s",
+    LADING_KEEP_ALIVE_TIMEOUT: "750ms",
+    LADING_MAX_CONNECTIONS: "2000",
+  };
+  assert.deepEqual(resolveConfig({ maxConnections: "50" }, env).connections, {
+    headersTimeoutMs: 5_000,
+    requestIdleTimeoutMs: 90_000,
+    keepAliveTimeoutMs: 750,
+    maxConnections: 50,
+  });
+  assert.throws(() => resolveConfig({ headersTimeout: "20" }, {}), /--headers-timeout.*20s/);
+  assert.throws(() => resolveConfig({ requestIdleTimeout: "0s" }, {}), /--request-idle-timeout/);
+  assert.throws(() => resolveConfig({ keepAliveTimeout: "soon" }, {}), /--keep-alive-timeout/);
+  assert.throws(() => resolveConfig({ maxConnections: "0" }, {}), /--max-connections/);
+  assert.throws(() => resolveConfig({ maxConnections: "1e4" }, {}), /--max-connections/);
+});

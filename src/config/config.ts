@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { type ConnectionLimits, resolveConnectionLimits } from "./connection-limits.ts";
 
 /** Lading's settings, validated once at start and frozen. */
 export interface LadingConfig {
@@ -35,6 +36,8 @@ export interface LadingConfig {
   freeTierTags: readonly string[];
   /** Terms document ids that must be accepted before an organisation's content is pulled. Default none. */
   requiredTerms: readonly string[];
+  /** Timeouts and the connection cap of both listeners. */
+  connections: Readonly<ConnectionLimits>;
 }
 
 /** Settings as strings, from flags or the environment; absent means "use the default". */
@@ -52,6 +55,10 @@ export interface ConfigInput {
   publicOrg?: string;
   freeTierTags?: string;
   requiredTerms?: string;
+  headersTimeout?: string;
+  requestIdleTimeout?: string;
+  keepAliveTimeout?: string;
+  maxConnections?: string;
 }
 
 /** The environment variable behind each setting. */
@@ -69,6 +76,10 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   publicOrg: "LADING_PUBLIC_ORG",
   freeTierTags: "LADING_FREE_TIER_TAGS",
   requiredTerms: "LADING_REQUIRED_TERMS",
+  headersTimeout: "LADING_HEADERS_TIMEOUT",
+  requestIdleTimeout: "LADING_REQUEST_IDLE_TIMEOUT",
+  keepAliveTimeout: "LADING_KEEP_ALIVE_TIMEOUT",
+  maxConnections: "LADING_MAX_CONNECTIONS",
 };
 
 /** Layers flags over the environment over defaults, validates, and freezes the result. */
@@ -120,6 +131,12 @@ export function resolveConfig(
   if (requiredTerms.some((t) => !/^[a-z0-9][a-z0-9._-]{0,127}$/.test(t))) {
     throw new Error("--required-terms must be a comma-separated list of document ids");
   }
+  const connections = resolveConnectionLimits({
+    headersTimeout: pick("headersTimeout"),
+    requestIdleTimeout: pick("requestIdleTimeout"),
+    keepAliveTimeout: pick("keepAliveTimeout"),
+    maxConnections: pick("maxConnections"),
+  });
   return Object.freeze({
     dataDir: pick("dataDir") ?? ".lading",
     apiListen,
@@ -136,6 +153,7 @@ export function resolveConfig(
     publicOrg,
     freeTierTags: Object.freeze(freeTierTags),
     requiredTerms: Object.freeze(requiredTerms),
+    connections: Object.freeze(connections),
   });
 }
 

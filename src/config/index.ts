@@ -1,1 +1,2 @@
 export * from "./config.ts";
+export { type ConnectionLimits, defaultConnectionLimits } from "./connection-limits.ts";

@@ -1,7 +1,10 @@
-import http from "node:http";
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import http2 from "node:http2";
 import net, { type AddressInfo, type Socket } from "node:net";
+import { type ConnectionLimits, defaultConnectionLimits } from "../config/index.ts";
 import type { HttpRequest, HttpResponse } from "../rpc/index.ts";
+import { type Http1Connection, watchHttp1Connection } from "./http1-connection.ts";
+import { MAX_CONCURRENT_STREAMS, watchHttp2Request, watchHttp2Session } from "./http2-session.ts";
 
 /** A PEM certificate chain and its private key. */
 export interface TlsOptions {
@@ -18,6 +21,13 @@ export interface ListenerOptions {
    * speaks cleartext HTTP/1.1 and HTTP/2 with prior knowledge (h2c) on the same port.
    */
   tls?: TlsOptions;
+  /** Timeouts and the connection cap; each absent one is its default ({@link defaultConnectionLimits}). */
+  limits?: Partial<ConnectionLimits>;
+  /**
+   * Told when accepting a connection fails (EMFILE when descriptors run out, and the like), at
+   * most once a second; the listener goes on serving either way. Default: not told.
+   */
+  onAcceptError?(error: Error): void;
 }
 
 /** Options of a graceful shutdown. */
@@ -39,19 +49,21 @@ export interface Listener {
 }
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
-/** A connection that sends nothing for this long is dropped, like Node's headersTimeout. */
-const FIRST_BYTES_TIMEOUT_MS = 60_000;
+/** Accept errors come in bursts while descriptors run out; one report a second is enough. */
+const ACCEPT_ERROR_REPORT_MS = 1_000;
 
 /**
  * Creates a listener (DESIGN §1). Cleartext: a net.Server sniffs the first bytes of each
  * connection for the HTTP/2 preface and hands the socket to an http2 or an http server. TLS:
  * one http2 secure server with `allowHTTP1`. Sockets and sessions are tracked here so that
- * shutdown is graceful without relying on either server's own bookkeeping.
+ * shutdown is graceful without relying on either server's own bookkeeping, and so are the
+ * timeouts of {@link ConnectionLimits} (see http1-connection.ts and http2-session.ts).
  */
 export function createListener(options: ListenerOptions): Listener {
+  const limits: ConnectionLimits = { ...defaultConnectionLimits, ...options.limits };
   const connections = new Set<Socket>();
   const sniffing = new Set<Socket>();
-  const h1Sockets = new Map<Socket, { active: number }>();
+  const h1Sockets = new Map<Socket, Http1Connection>();
   const sessions = new Set<http2.ServerHttp2Session>();
   let closing = false;
 
@@ -60,45 +72,56 @@ export function createListener(options: ListenerOptions): Listener {
       socket.destroy();
       return;
     }
-    h1Sockets.set(socket, { active: 0 });
+    const onIdle = () => {
+      if (closing) socket.end();
+    };
+    h1Sockets.set(socket, watchHttp1Connection(socket, limits, onIdle));
     socket.once("close", () => h1Sockets.delete(socket));
   };
   const trackSession = (session: http2.ServerHttp2Session) => {
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
+    watchHttp2Session(session, limits);
     if (closing) session.close();
   };
   const onRequest = (req: HttpRequest, res: HttpResponse) => {
     if (req.httpVersionMajor === 1) {
-      const socket = req.socket as Socket;
-      const state = h1Sockets.get(socket);
-      if (state) {
-        state.active++;
-        res.once("close", () => {
-          state.active--;
-          if (closing && state.active === 0) socket.end();
-        });
-      }
+      h1Sockets.get(req.socket as Socket)?.watch(req as IncomingMessage, res as ServerResponse);
       if (closing) res.setHeader("connection", "close");
+    } else {
+      watchHttp2Request(req as http2.Http2ServerRequest, limits.requestIdleTimeoutMs);
     }
     options.handler(req, res);
   };
+  // Node's requestTimeout bounds a whole request and would cut a slow but moving blob upload;
+  // the headers timeout is enforced per connection instead (http1-connection.ts).
+  const h1Options = {
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    requestTimeout: 0,
+    headersTimeout: 0,
+  };
+  const h2Options = { settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS } };
 
   let server: net.Server;
   if (options.tls) {
-    const secure = http2.createSecureServer({ ...options.tls, allowHTTP1: true }, onRequest);
+    const secure = http2.createSecureServer(
+      { ...options.tls, ...h2Options, allowHTTP1: true, handshakeTimeout: limits.headersTimeoutMs },
+      onRequest,
+    );
+    // Its HTTP/1.1 fallback reads these from the server object; createSecureServer ignores them.
+    Object.assign(secure, h1Options);
     secure.on("secureConnection", (socket: Socket & { alpnProtocol?: string | false }) => {
       if (socket.alpnProtocol !== "h2") trackH1(socket);
     });
     secure.on("session", trackSession);
     server = secure;
   } else {
-    const h1 = http.createServer(onRequest);
-    const h2 = http2.createServer(onRequest);
+    const h1 = http.createServer(h1Options, onRequest);
+    const h2 = http2.createServer(h2Options, onRequest);
     h2.on("session", trackSession);
     server = net.createServer((socket) => {
       sniffing.add(socket);
-      sniff(socket, (isH2) => {
+      sniff(socket, limits.headersTimeoutMs, (isH2) => {
         sniffing.delete(socket);
         if (isH2) {
           h2.emit("connection", socket);
@@ -110,10 +133,17 @@ export function createListener(options: ListenerOptions): Listener {
       });
     });
   }
+  server.maxConnections = limits.maxConnections;
   server.on("connection", (socket: Socket) => {
     connections.add(socket);
     socket.once("close", () => connections.delete(socket));
   });
+  let reportedAt = Number.NEGATIVE_INFINITY;
+  const onAcceptError = (error: Error) => {
+    if (Date.now() - reportedAt < ACCEPT_ERROR_REPORT_MS) return;
+    reportedAt = Date.now();
+    options.onAcceptError?.(error);
+  };
 
   return {
     listen(host, port) {
@@ -121,6 +151,9 @@ export function createListener(options: ListenerOptions): Listener {
         server.once("error", reject);
         server.listen(port, host, () => {
           server.off("error", reject);
+          // Without a listener an accept error (EMFILE) would be thrown and end the process;
+          // libuv keeps listening and accepts again once descriptors are free.
+          server.on("error", onAcceptError);
           resolve(server.address() as AddressInfo);
         });
       });
@@ -129,7 +162,7 @@ export function createListener(options: ListenerOptions): Listener {
       closing = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const session of sessions) session.close();
-      for (const [socket, state] of h1Sockets) if (state.active === 0) socket.destroy();
+      for (const [socket, connection] of h1Sockets) if (connection.active === 0) socket.destroy();
       for (const socket of sniffing) socket.destroy();
       const timer = setTimeout(() => {
         for (const session of sessions) session.destroy();
@@ -142,14 +175,14 @@ export function createListener(options: ListenerOptions): Listener {
 
 /**
  * Reads until the first bytes tell HTTP/2 prior knowledge from HTTP/1.x, puts them back and
- * hands the socket over, paused; drops a connection that stays silent. The HTTP/2 branch must
- * not resume the socket: the http2 session takes the buffered bytes itself.
+ * hands the socket over, paused; drops a connection that has not told within `timeoutMs`. The
+ * HTTP/2 branch must not resume the socket: the http2 session takes the buffered bytes itself.
  */
-function sniff(socket: Socket, handOver: (isH2: boolean) => void): void {
+function sniff(socket: Socket, timeoutMs: number, handOver: (isH2: boolean) => void): void {
   let head = Buffer.alloc(0);
   const onError = () => socket.destroy();
-  socket.setTimeout(FIRST_BYTES_TIMEOUT_MS);
-  socket.once("timeout", onError);
+  const timer = setTimeout(onError, timeoutMs);
+  timer.unref();
   const onData = (chunk: Buffer) => {
     head = Buffer.concat([head, chunk]);
     const n = Math.min(head.length, PREFACE.length);
@@ -157,12 +190,12 @@ function sniff(socket: Socket, handOver: (isH2: boolean) => void): void {
     if (isH2 && head.length < PREFACE.length) return;
     socket.off("data", onData);
     socket.off("error", onError);
-    socket.off("timeout", onError);
-    socket.setTimeout(0);
+    clearTimeout(timer);
     socket.pause();
     socket.unshift(head);
     handOver(isH2);
   };
   socket.on("data", onData);
   socket.on("error", onError);
+  socket.once("close", () => clearTimeout(timer));
 }

@@ -36,6 +36,22 @@ export const configFlags: FlagSpec[] = [
   { name: "public-org", value: "NAME", help: "organisation anonymous callers may pull from" },
   { name: "free-tier-tags", value: "LIST", help: "public tags anonymous callers may pull" },
   { name: "required-terms", value: "LIST", help: "terms documents to accept before pulling" },
+  {
+    name: "headers-timeout",
+    value: "DURATION",
+    help: "time to send complete request headers (default 20s)",
+  },
+  {
+    name: "request-idle-timeout",
+    value: "DURATION",
+    help: "a request body that makes no progress this long is cut (default 30s)",
+  },
+  {
+    name: "keep-alive-timeout",
+    value: "DURATION",
+    help: "idle keep-alive connections and HTTP/2 sessions close (default 15s)",
+  },
+  { name: "max-connections", value: "N", help: "open connections per listener (default 10000)" },
 ];
 
 /** Maps parsed flags to config input (the environment fills what they leave out). */
@@ -55,5 +71,9 @@ export function configFromFlags(parsed: ParsedArgs): ConfigInput {
     publicOrg: text("public-org"),
     freeTierTags: text("free-tier-tags"),
     requiredTerms: text("required-terms"),
+    headersTimeout: text("headers-timeout"),
+    requestIdleTimeout: text("request-idle-timeout"),
+    keepAliveTimeout: text("keep-alive-timeout"),
+    maxConnections: text("max-connections"),
   };
 }

@@ -1,0 +1,154 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import type { ConnectionLimits } from "../config/index.ts";
+
+/** What Node itself answers when request headers do not arrive in time. */
+const REQUEST_TIMEOUT = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n";
+
+/**
+ * After an early answer, at most this much of the rest of the body is read and discarded, for
+ * at most {@link DRAIN_MS}: enough for any body the API refuses (limit 1 MiB) to arrive whole.
+ */
+const DRAIN_BYTES = 8 * 1024 * 1024;
+/** See {@link DRAIN_BYTES}. */
+export const DRAIN_MS = 5_000;
+/** How often a drain checks its bounds. */
+const DRAIN_TICK_MS = 50;
+
+/** One HTTP/1.1 connection as the listener sees it. */
+export interface Http1Connection {
+  /** Requests whose answers are not finished. */
+  readonly active: number;
+  /** Watches a request of this connection until its answer is finished. */
+  watch(req: IncomingMessage, res: ServerResponse): void;
+}
+
+/**
+ * Applies {@link ConnectionLimits} to one HTTP/1.1 connection. The http.Server never listens
+ * (the listener hands it sockets), so Node's own headersTimeout checks never run; and its
+ * requestTimeout bounds a whole request, which would cut a slow but healthy blob upload. So:
+ *
+ * - headers: a deadline from the hand-over, and again from each moment the connection has no
+ *   request in flight (then keep-alive plus headers timeout), cleared when a request's headers
+ *   are complete. On expiry a connection that sent part of a request gets Node's 408.
+ * - bodies: a request body that brings no byte for `requestIdleTimeoutMs` while the server waits
+ *   for it cuts the connection, which fails the handler's read and frees what it holds.
+ * - keep-alive: Node's `keepAliveTimeout` (set by the listener) closes silent idle connections.
+ * - early answers: see {@link drainAfterAnswer}.
+ *
+ * `onIdle` runs whenever the last answer in flight is finished.
+ */
+export function watchHttp1Connection(
+  socket: Socket,
+  limits: ConnectionLimits,
+  onIdle: () => void,
+): Http1Connection {
+  let active = 0;
+  let bytesAtRequest = 0;
+  let deadline: NodeJS.Timeout | undefined;
+  const expire = () => {
+    if (active > 0 || socket.destroyed) return;
+    // Bytes since the last request's headers: the next request has begun (a silent connection
+    // is closed earlier, by Node's keep-alive timeout).
+    if (socket.bytesRead > bytesAtRequest && socket.writable) {
+      socket.end(REQUEST_TIMEOUT, () => socket.destroy());
+    } else {
+      socket.destroy();
+    }
+  };
+  const arm = (ms: number) => {
+    clearTimeout(deadline);
+    deadline = setTimeout(expire, ms);
+    deadline.unref();
+  };
+  arm(limits.headersTimeoutMs);
+  socket.once("close", () => clearTimeout(deadline));
+
+  return {
+    get active() {
+      return active;
+    },
+    watch(req, res) {
+      active++;
+      bytesAtRequest = socket.bytesRead;
+      clearTimeout(deadline);
+      if (hasBody(req)) watchBody(socket, req, limits.requestIdleTimeoutMs);
+      res.once("finish", () => {
+        if (!req.complete) drainAfterAnswer(socket, req);
+      });
+      res.once("close", () => {
+        if (--active > 0) return;
+        arm(limits.keepAliveTimeoutMs + limits.headersTimeoutMs);
+        onIdle();
+      });
+    },
+  };
+}
+
+/** HTTP/1.1 requests have a body only when they say so (RFC 9112 §6.3). */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers["content-length"];
+  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
+/**
+ * Destroys the connection once the body of `req` has brought no byte for `idleMs`. Bytes the
+ * handler has not read yet mean the server is behind, not the client, so they count as
+ * progress. Checks four times per period: a stall is cut after 1 to 1.25 periods.
+ */
+function watchBody(socket: Socket, req: IncomingMessage, idleMs: number): void {
+  let seen = socket.bytesRead;
+  let quietSince = Date.now();
+  const timer = setInterval(
+    () => {
+      if (req.complete || socket.destroyed) {
+        clearInterval(timer);
+        return;
+      }
+      if (socket.bytesRead !== seen || req.readableLength > 0) {
+        seen = socket.bytesRead;
+        quietSince = Date.now();
+        return;
+      }
+      if (Date.now() - quietSince < idleMs) return;
+      clearInterval(timer);
+      socket.destroy();
+    },
+    Math.max(1, Math.floor(idleMs / 4)),
+  );
+  timer.unref();
+}
+
+/**
+ * An answer went out while the client is still sending its body (a 413, a 401 on a blob
+ * PATCH). Node then either keeps the connection and reads the rest without bound, or, when the
+ * answer closes the connection, destroys the socket as soon as the answer is written: with body
+ * bytes still unread the kernel resets the connection, and a client busy sending often fails
+ * with EPIPE or ECONNRESET without reading the answer. Instead the rest of the body is read and
+ * discarded, within {@link DRAIN_BYTES} and {@link DRAIN_MS}; a closing connection closes once
+ * the body has arrived (the reset-free way, like nginx's lingering close), and a connection past
+ * the bounds is destroyed.
+ */
+function drainAfterAnswer(socket: Socket, req: IncomingMessage): void {
+  // Node's destroySoon() has ended the socket and waits for 'finish' to destroy it.
+  const closing = socket.listeners("finish").includes(socket.destroy);
+  if (closing) socket.removeListener("finish", socket.destroy);
+  const startBytes = socket.bytesRead;
+  const until = Date.now() + DRAIN_MS;
+  const done = () => {
+    clearInterval(timer);
+    if (!closing || socket.destroyed) return;
+    if (socket.writableFinished) socket.destroy();
+    else socket.once("finish", () => socket.destroy());
+  };
+  const timer = setInterval(() => {
+    if (socket.destroyed || req.complete) return done();
+    if (socket.bytesRead - startBytes > DRAIN_BYTES || Date.now() > until) {
+      clearInterval(timer);
+      socket.destroy();
+    }
+  }, DRAIN_TICK_MS);
+  timer.unref();
+  req.once("end", done);
+  req.resume();
+}
