@@ -152,3 +152,40 @@ function drainAfterAnswer(socket: Socket, req: IncomingMessage): void {
   req.once("end", done);
   req.resume();
 }
+
+const clientErrorStatus: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: "431 Request Header Fields Too Large",
+};
+
+/**
+ * Answers a request Node's parser refused (a head over the size limit, malformed syntax) and
+ * closes the connection without a reset. Node's own answer destroys the socket as soon as it is
+ * written, so a client still sending a long head often reads a reset instead of the 431; here
+ * the answer is sent, our side half-closed, and what the client still sends is read and
+ * discarded within the same bounds as {@link drainAfterAnswer}.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  // Only the HTTP parser's refusals get an answer; anything else (a reset, a TLS handshake that
+  // never came) leaves nothing to answer.
+  if (!socket.writable || !error.code?.startsWith("HPE_")) {
+    socket.destroy();
+    return;
+  }
+  const status = clientErrorStatus[error.code ?? ""] ?? "400 Bad Request";
+  socket.removeAllListeners("data");
+  const startBytes = socket.bytesRead;
+  const until = Date.now() + DRAIN_MS;
+  const timer = setInterval(() => {
+    if (socket.destroyed) clearInterval(timer);
+    else if (socket.bytesRead - startBytes > DRAIN_BYTES || Date.now() > until) {
+      clearInterval(timer);
+      socket.destroy();
+    }
+  }, DRAIN_TICK_MS);
+  timer.unref();
+  socket.on("data", () => {});
+  socket.once("end", () => socket.destroy());
+  socket.once("close", () => clearInterval(timer));
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  socket.resume();
+}

@@ -3,7 +3,11 @@ import http2 from "node:http2";
 import net, { type AddressInfo, type Socket } from "node:net";
 import { type ConnectionLimits, defaultConnectionLimits } from "../config/index.ts";
 import type { HttpRequest, HttpResponse } from "../rpc/index.ts";
-import { type Http1Connection, watchHttp1Connection } from "./http1-connection.ts";
+import {
+  answerClientError,
+  type Http1Connection,
+  watchHttp1Connection,
+} from "./http1-connection.ts";
 import { MAX_CONCURRENT_STREAMS, watchHttp2Request, watchHttp2Session } from "./http2-session.ts";
 
 /** A PEM certificate chain and its private key. */
@@ -114,9 +118,11 @@ export function createListener(options: ListenerOptions): Listener {
       if (socket.alpnProtocol !== "h2") trackH1(socket);
     });
     secure.on("session", trackSession);
+    secure.on("clientError", answerClientError);
     server = secure;
   } else {
     const h1 = http.createServer(h1Options, onRequest);
+    h1.on("clientError", answerClientError);
     const h2 = http2.createServer(h2Options, onRequest);
     h2.on("session", trackSession);
     server = net.createServer((socket) => {
