@@ -69,7 +69,7 @@ export interface RunningLading {
 /** Opens and migrates the metadata store, then serves the API listener. */
 export async function startLading(
   config: LadingConfig,
-  log = createLogger({ level: config.logLevel }),
+  log = createLogger({ level: config.logLevel, format: config.logFormat }),
 ): Promise<RunningLading> {
   const store = createMetadataStore(config);
   try {

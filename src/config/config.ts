@@ -18,6 +18,8 @@ export interface LadingConfig {
   tls: { cert: string; key: string } | undefined;
   /** pino level. Default `info`. */
   logLevel: string;
+  /** `json` or `pretty`; undefined: pretty on a terminal, JSON otherwise. */
+  logFormat: "json" | "pretty" | undefined;
   /** Registry listener address. Default `127.0.0.1:5000`, the port OCI clients expect. */
   registryListen: { host: string; port: number };
   /**
@@ -59,6 +61,7 @@ export interface ConfigInput {
   requestIdleTimeout?: string;
   keepAliveTimeout?: string;
   maxConnections?: string;
+  logFormat?: string;
 }
 
 /** The environment variable behind each setting. */
@@ -80,14 +83,47 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   requestIdleTimeout: "LADING_REQUEST_IDLE_TIMEOUT",
   keepAliveTimeout: "LADING_KEEP_ALIVE_TIMEOUT",
   maxConnections: "LADING_MAX_CONNECTIONS",
+  logFormat: "LADING_LOG_FORMAT",
 };
 
-/** Layers flags over the environment over defaults, validates, and freezes the result. */
+/**
+ * Layers flags over the environment over a configuration file over defaults (DESIGN §9.7),
+ * validates, and freezes the result. An error names the setting where it came from: the flag,
+ * the environment variable, or the file's key.
+ */
 export function resolveConfig(
   flags: ConfigInput,
   env: NodeJS.ProcessEnv = process.env,
+  file?: { path: string; values: ConfigInput },
 ): LadingConfig {
-  const pick = (key: keyof ConfigInput) => flags[key] ?? (env[environmentNames[key]] || undefined);
+  const pick = (key: keyof ConfigInput) =>
+    flags[key] ?? (env[environmentNames[key]] || undefined) ?? (file?.values[key] || undefined);
+  try {
+    return validate(pick);
+  } catch (error) {
+    throw new Error(renamed((error as Error).message, flags, env, file));
+  }
+}
+
+/** `--api-listen …` rewritten to name where the value came from, if not a flag. */
+function renamed(
+  message: string,
+  flags: ConfigInput,
+  env: NodeJS.ProcessEnv,
+  file: { path: string; values: ConfigInput } | undefined,
+): string {
+  const flag = /^--([a-z-]+)/.exec(message)?.[1];
+  const key = (Object.keys(environmentNames) as (keyof ConfigInput)[]).find(
+    (k) => k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`) === flag,
+  );
+  if (!key || flags[key] !== undefined) return message;
+  const rest = message.slice(flag ? flag.length + 2 : 0);
+  if (env[environmentNames[key]]) return `${environmentNames[key]}${rest}`;
+  if (file?.values[key]) return `${flag}${rest} (in ${file.path})`;
+  return message;
+}
+
+function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingConfig {
   const apiListen = parseListen(pick("apiListen") ?? "127.0.0.1:8080", "--api-listen");
   const apiUrl = pick("apiUrl");
   if (apiUrl !== undefined) checkUrl(apiUrl, "--api-url");
@@ -131,6 +167,10 @@ export function resolveConfig(
   if (requiredTerms.some((t) => !/^[a-z0-9][a-z0-9._-]{0,127}$/.test(t))) {
     throw new Error("--required-terms must be a comma-separated list of document ids");
   }
+  const logFormat = pick("logFormat");
+  if (logFormat !== undefined && logFormat !== "json" && logFormat !== "pretty") {
+    throw new Error(`--log-format must be json or pretty, got "${logFormat}"`);
+  }
   const connections = resolveConnectionLimits({
     headersTimeout: pick("headersTimeout"),
     requestIdleTimeout: pick("requestIdleTimeout"),
@@ -147,6 +187,7 @@ export function resolveConfig(
         ? { cert: readFileSync(cert, "utf8"), key: readFileSync(key, "utf8") }
         : undefined,
     logLevel: pick("logLevel") ?? "info",
+    logFormat,
     registryListen,
     registryUrl: registryUrl?.replace(/\/+$/, ""),
     blobStoreUrl,

@@ -1,2 +1,3 @@
 export * from "./config.ts";
+export { type ConfigFile, fileKeyOf, readConfigFile } from "./config-file.ts";
 export { type ConnectionLimits, defaultConnectionLimits } from "./connection-limits.ts";

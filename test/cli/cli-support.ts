@@ -20,6 +20,8 @@ export interface RunOptions {
   stdin?: string;
   /** Sees standard error, all of it so far, as it arrives. */
   onStderr?: (text: string) => void;
+  /** The working directory. Default: this process's. */
+  cwd?: string;
 }
 
 /** Runs `file` with this Node, `args` and exactly `env`; stdin gets `options.stdin`. */
@@ -30,7 +32,7 @@ export function runNode(
   options: RunOptions = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file, ...args], { env });
+    const child = spawn(process.execPath, [file, ...args], { env, cwd: options.cwd });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => {

@@ -1,13 +1,36 @@
+import { resolve } from "node:path";
 import { bootstrapOrganisation } from "../../app/index.ts";
 import { createTokenIssuer, ensureBuiltInRoles, type TokenIssuer } from "../../auth/index.ts";
-import { type LadingConfig, resolveConfig, urlForAddress } from "../../config/index.ts";
+import { type LadingConfig, urlForAddress } from "../../config/index.ts";
 import { createMetadataStore, type MetadataStore } from "../../store/metadata/index.ts";
 import { isUidp } from "../../uidp/index.ts";
 import { UsageError } from "../cli-context.ts";
 import { flagText, type GroupNode, type LocalVerbNode, type ParsedArgs } from "../command-spec.ts";
 import { parseDuration } from "../duration.ts";
-import { configFlags, configFromFlags } from "./config-flags.ts";
+import { configFlags, loadConfig } from "./config-flags.ts";
 import { demoImage } from "./demo-image.ts";
+
+/** The store a config names, as an operator would recognise it. */
+function storeName(config: LadingConfig): string {
+  return config.databaseUrl
+    ? `the PostgreSQL database ${new URL(config.databaseUrl).pathname.slice(1) || "(default)"} on ${new URL(config.databaseUrl).host}`
+    : `the embedded store in ${resolve(config.dataDir)}`;
+}
+
+/** How to point an admin command at the store the server uses. */
+const sameStoreHint =
+  "pass the --config, --database-url or --data-dir the server runs with (or run from its folder, where lading.yaml is read)";
+
+/** Whether the store holds no organisation yet. */
+async function hasNoOrganisations(store: MetadataStore): Promise<boolean> {
+  const root = await store.db
+    .selectFrom("groups")
+    .select("uid")
+    .where("parent_uid", "=", "")
+    .limit(1)
+    .executeTakeFirst();
+  return root === undefined;
+}
 
 /** Longest token `lading admin token` mints: 30 days. */
 const maxAdminTtlSeconds = 30 * 86400;
@@ -25,7 +48,7 @@ async function withStore(
   parsed: ParsedArgs,
   work: (tools: StoreTools) => Promise<void>,
 ): Promise<number> {
-  const config = resolveConfig(configFromFlags(parsed));
+  const config = loadConfig(parsed);
   const store = createMetadataStore(config);
   try {
     const applied = await store.migrate();
@@ -60,7 +83,15 @@ const bootstrap: LocalVerbNode = {
   examples: ["lading admin bootstrap --org acme --data-dir ./.lading"],
   run: (parsed, out) =>
     withStore(parsed, async ({ config, store, tokens }) => {
+      const first = await hasNoOrganisations(store);
       const result = await bootstrapOrganisation(store.db, flagText(parsed, "org") ?? "");
+      if (first) {
+        // A first organisation is right on a new install and wrong when the server runs on
+        // another store: say which store this was, once, where a script does not parse it.
+        out.stderr.write(
+          `lading: created the first organisation in ${storeName(config)}; if the server uses another store, ${sameStoreHint}\n`,
+        );
+      }
       const token = await tokens.mint({
         subject: result.identityUid,
         audience: apiUrlOf(config),
@@ -93,7 +124,14 @@ const token: LocalVerbNode = {
         .select("uid")
         .where("uid", "=", identity)
         .executeTakeFirst();
-      if (!found) throw new UsageError(`no identity ${identity}`);
+      if (!found) {
+        const empty = await hasNoOrganisations(store);
+        throw new UsageError(
+          empty
+            ? `no identity ${identity}: ${storeName(config)} holds no organisations; ${sameStoreHint}`
+            : `no identity ${identity} in ${storeName(config)}`,
+        );
+      }
       const minted = await tokens.mint({
         subject: identity,
         audience: flagText(parsed, "audience") ?? apiUrlOf(config),

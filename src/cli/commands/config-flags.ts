@@ -1,8 +1,20 @@
-import type { ConfigInput } from "../../config/index.ts";
+import { existsSync } from "node:fs";
+import {
+  type ConfigInput,
+  type LadingConfig,
+  readConfigFile,
+  resolveConfig,
+} from "../../config/index.ts";
+import { UsageError } from "../cli-context.ts";
 import type { FlagSpec, ParsedArgs } from "../command-spec.ts";
 
 /** The flags every command that opens the store or serves accepts (README "Configuration"). */
 export const configFlags: FlagSpec[] = [
+  {
+    name: "config",
+    value: "FILE",
+    help: "YAML file of these settings (default $LADING_CONFIG, else ./lading.yaml if present)",
+  },
   {
     name: "data-dir",
     value: "DIR",
@@ -33,6 +45,12 @@ export const configFlags: FlagSpec[] = [
   { name: "tls-cert", value: "FILE", help: "PEM certificate: serve HTTPS (with --tls-key)" },
   { name: "tls-key", value: "FILE", help: "PEM private key of --tls-cert" },
   { name: "log-level", value: "LEVEL", help: "trace, debug, info, warn, error, fatal or silent" },
+  {
+    name: "log-format",
+    value: "FORMAT",
+    help: "json or pretty (default: pretty on a terminal, json otherwise)",
+    choices: ["json", "pretty"],
+  },
   { name: "public-org", value: "NAME", help: "organisation anonymous callers may pull from" },
   { name: "free-tier-tags", value: "LIST", help: "public tags anonymous callers may pull" },
   { name: "required-terms", value: "LIST", help: "terms documents to accept before pulling" },
@@ -75,5 +93,31 @@ export function configFromFlags(parsed: ParsedArgs): ConfigInput {
     requestIdleTimeout: text("request-idle-timeout"),
     keepAliveTimeout: text("keep-alive-timeout"),
     maxConnections: text("max-connections"),
+    logFormat: text("log-format"),
   };
+}
+
+/** The configuration file in use: --config, else LADING_CONFIG, else ./lading.yaml if present. */
+export function configFilePath(
+  parsed: ParsedArgs,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const named = (parsed.flags.config as string | undefined) ?? (env.LADING_CONFIG || undefined);
+  if (named !== undefined) return named;
+  return existsSync("lading.yaml") ? "lading.yaml" : undefined;
+}
+
+/**
+ * The settings `serve` and the `admin` commands run with: the same file, environment and flags,
+ * layered the same way, so an operator command acts on the store the server uses.
+ */
+export function loadConfig(parsed: ParsedArgs, env: NodeJS.ProcessEnv = process.env): LadingConfig {
+  const path = configFilePath(parsed, env);
+  const file = path === undefined ? undefined : readConfigFile(path);
+  if (file?.error) throw new UsageError(file.error);
+  try {
+    return resolveConfig(configFromFlags(parsed), env, file?.value);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }

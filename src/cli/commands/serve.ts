@@ -1,7 +1,6 @@
 import { startLading } from "../../app/index.ts";
-import { resolveConfig } from "../../config/index.ts";
 import type { LocalVerbNode } from "../command-spec.ts";
-import { configFlags, configFromFlags } from "./config-flags.ts";
+import { configFlags, loadConfig } from "./config-flags.ts";
 
 /** `lading serve`: runs the API listener until SIGTERM or SIGINT, then drains and exits. */
 export const serveCommand: LocalVerbNode = {
@@ -11,7 +10,7 @@ export const serveCommand: LocalVerbNode = {
   flags: configFlags,
   examples: ["lading serve --data-dir /var/lib/lading --api-url https://lading.example.com"],
   async run(parsed, out) {
-    const lading = await startLading(resolveConfig(configFromFlags(parsed)));
+    const lading = await startLading(loadConfig(parsed));
     out.stdout.write(`lading: API on ${lading.apiUrl}, registry on ${lading.registryUrl}\n`);
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
