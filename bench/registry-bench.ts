@@ -32,6 +32,9 @@ export interface RegistryMeasurement {
 interface Throughput {
   upload: number;
   chunked: number;
+  /** The first pull of a blob right after its push: what the upload left in the page cache. */
+  fresh: number;
+  /** The second pull of the same blob. */
   download: number;
   get: number;
   head: number;
@@ -41,14 +44,16 @@ async function throughput(target: RegistryTarget, sizeMiB: number): Promise<Thro
   await uploadMonolithic(target, await makeBlob(sizeMiB));
   const mono = await makeBlob(sizeMiB);
   const upload = sizeMiB / (await uploadMonolithic(target, mono));
-  const chunked = sizeMiB / (await uploadChunked(target, await makeBlob(sizeMiB)));
-  await download(target, mono.digest, mono.size);
+  // Pulled at once, as a CI job pulls what the previous job pushed: no cache is dropped, so
+  // this measures what each registry's upload path leaves in the page cache.
+  const fresh = sizeMiB / (await download(target, mono.digest, mono.size));
   const down = sizeMiB / (await download(target, mono.digest, mono.size));
+  const chunked = sizeMiB / (await uploadChunked(target, await makeBlob(sizeMiB)));
   const digest = await pushSmallImage(target, "latest");
   await manifestRate(target, "GET", digest, 2000);
   const get = await manifestRate(target, "GET", digest);
   const head = await manifestRate(target, "HEAD", digest);
-  return { upload, chunked, download: down, get, head };
+  return { upload, chunked, fresh, download: down, get, head };
 }
 
 /** MiB/s of `openssl dgst -sha256` over a file of `sizeMiB` MiB. */
@@ -116,7 +121,15 @@ export async function measureRegistry(log: (line: string) => void): Promise<Regi
     const ratio = (a: number, b?: number) => (b ? a / b : Number.NaN);
     const rows: RegistryMeasurement[] = [
       {
-        workload: "blob download 512 MiB",
+        workload: "blob download 512 MiB, fresh",
+        unit: "MiB/s",
+        lading: ours.fresh,
+        distribution: theirs?.fresh,
+        target: ">= 1.0x Distribution",
+        met: !theirs || ratio(ours.fresh, theirs.fresh) >= 1,
+      },
+      {
+        workload: "blob download 512 MiB, warm",
         unit: "MiB/s",
         lading: ours.download,
         distribution: theirs?.download,

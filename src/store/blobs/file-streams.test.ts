@@ -45,7 +45,10 @@ describe("file streams", () => {
   after(() => rm(dir, { recursive: true, force: true }));
 
   /** Writes `bytes` after `prefix` bytes of zeros through `writeStream`; returns what happened. */
-  async function write(bytes: Buffer, options: { prefix?: number; refuse?: boolean } = {}) {
+  async function write(
+    bytes: Buffer,
+    options: { prefix?: number; refuse?: boolean; readBack?: boolean } = {},
+  ) {
     const path = join(dir, `f${n++}`);
     const prefix = options.prefix ?? 0;
     const handle = await open(path, "w+");
@@ -57,7 +60,15 @@ describe("file streams", () => {
       real = undefined; // no O_DIRECT here: the stand-in refuses like the kernel would
     }
     const { handle: direct, counted } = countingDirect(real, options.refuse);
-    const target: WriteTarget = { handle, direct };
+    const reader = options.readBack ? await open(path, "r") : undefined;
+    const readsBack: number[] = [];
+    const readBack = reader && {
+      read(buffer: Buffer, offset: number, length: number, position: number) {
+        readsBack.push(position);
+        return reader.read(buffer, offset, length, position);
+      },
+    };
+    const target: WriteTarget = { handle, direct, readBack: readBack as FileHandle | undefined };
     const hasher = createBlockHasher("sha256");
     try {
       const written = await writeStream(target, unevenChunks(bytes), prefix, hasher);
@@ -68,8 +79,10 @@ describe("file streams", () => {
         directWrites: counted.writes,
         directKept: target.direct !== undefined,
         directAvailable: real !== undefined,
+        readsBack,
       };
     } finally {
+      await reader?.close();
       await real?.close();
       await handle.close();
     }
@@ -91,6 +104,18 @@ describe("file streams", () => {
       }
     });
   }
+
+  it("reads back every block it wrote past the page cache, and nothing else", async () => {
+    const bytes = randomBytes(3 * blockBytes + 123);
+    const result = await write(bytes, { readBack: true });
+    assert.deepEqual(result.file, bytes);
+    assert.equal(result.digest, sha256(bytes));
+    const expected = result.directAvailable ? [0, blockBytes, 2 * blockBytes] : [];
+    assert.deepEqual(
+      result.readsBack.sort((a, b) => a - b),
+      expected,
+    );
+  });
 
   it("writes through the page cache from an unaligned position", async () => {
     const bytes = randomBytes(2 * blockBytes);

@@ -33,6 +33,11 @@ export interface FilesystemBlobStoreOptions {
    * no `O_DIRECT`.
    */
   directIo?: boolean;
+  /**
+   * Whether blocks written with `O_DIRECT` are read back into the page cache as the upload
+   * goes, so the first pull of a fresh blob is served from memory. Default true.
+   */
+  warmCache?: boolean;
 }
 
 const maxRunningHashes = 4096;
@@ -51,6 +56,7 @@ export function createFilesystemBlobStore(options: FilesystemBlobStoreOptions): 
   const { dir } = options;
   const durable = options.fsync ?? true;
   let directIo = (options.directIo ?? true) && constants.O_DIRECT !== undefined;
+  const warmCache = options.warmCache ?? true;
   const tmpDir = join(dir, "tmp");
   /** Running digests of uploads in progress on this replica, by temp file name. */
   const running = new Map<string, BlockHasher>();
@@ -110,12 +116,14 @@ export function createFilesystemBlobStore(options: FilesystemBlobStoreOptions): 
     hasher: BlockHasher,
   ) => {
     const direct = await openDirect(path);
-    const target: WriteTarget = { handle, direct };
+    const readBack = direct && warmCache ? await open(path, "r") : undefined;
+    const target: WriteTarget = { handle, direct, readBack };
     try {
       return await writeStream(target, body, position, hasher);
     } finally {
       if (direct && !target.direct) directIo = false;
       await direct?.close();
+      await readBack?.close();
     }
   };
 
