@@ -11,6 +11,7 @@ import {
 } from "kysely";
 import pg from "pg";
 import { migrationProvider } from "./migrations/index.ts";
+import { keepPostgresStatistics } from "./postgres-statistics.ts";
 import type { MetadataSchema } from "./schema.ts";
 import { keepStatistics, type StatisticsKeeper } from "./sqlite-statistics.ts";
 
@@ -69,10 +70,11 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
       if (error) throw error;
       // New tables and indexes want statistics before the first request plans against them.
       statistics?.check(Number.POSITIVE_INFINITY);
+      if (pool) statistics ??= keepPostgresStatistics(db as Kysely<unknown>);
       return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
     },
-    close() {
-      statistics?.stop();
+    async close() {
+      await statistics?.stop();
       return db.destroy();
     },
   };

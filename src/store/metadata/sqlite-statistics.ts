@@ -14,7 +14,8 @@ export interface StatisticsOptions {
 export interface StatisticsKeeper {
   /** Refreshes now if enough has changed; what the timer calls. Returns whether it refreshed. */
   check(now?: number): boolean;
-  stop(): void;
+  /** Stops the timer; resolves once a refresh under way has finished. */
+  stop(): void | Promise<void>;
 }
 
 /**
