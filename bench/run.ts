@@ -12,7 +12,9 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 if (!only || only === "lists") {
   const rows = [];
   const identities = Number(process.env.LADING_BENCH_IDENTITIES ?? 100_000);
+  const stores = (process.env.LADING_BENCH_STORES ?? "sqlite,postgres").split(",");
   for (const kind of ["sqlite", "postgres"] as const) {
+    if (!stores.includes(kind)) continue;
     log(`list latency on ${kind}: creating ${identities} identities through the REST API…`);
     rows.push(...(await measureListLatency(kind, identities, log)));
   }
