@@ -10,6 +10,7 @@ import {
   toJson,
 } from "@bufbuild/protobuf";
 import { getComments } from "@bufbuild/protoplugin";
+import { parsePathTemplate } from "../../src/doors/rest/path-template.ts";
 import { messageRef, reachableSchemas, type Schema, valueSchema } from "./schemas.ts";
 
 /** One HTTP binding of a method, as `google.api.http` states it. */
@@ -37,12 +38,24 @@ function bindingsOf(rule: JsonObject): Binding[] {
 
 /** `/iam/v2/roles/{role.uid=**}` → the OpenAPI path and its variables' field paths. */
 function openApiPath(template: string): { path: string; variables: string[] } {
-  const variables: string[] = [];
-  const path = template.replace(/\{([^}=]+)(=[^}]*)?\}/g, (_m, field: string) => {
-    variables.push(field);
-    return `{${field}}`;
-  });
-  return { path, variables };
+  const parsed = parsePathTemplate(template);
+  if (parsed.error !== undefined) throw new Error(parsed.error);
+  const { segments, variables, verb } = parsed.value;
+  const parts: string[] = [];
+  for (let i = 0; i < segments.length; ) {
+    const variable = variables.find((v) => v.start === i);
+    if (variable) {
+      parts.push(`{${variable.fieldPath.join(".")}}`);
+      i = variable.end;
+      continue;
+    }
+    const segment = segments[i++];
+    parts.push(segment.kind === "literal" ? segment.text : segment.kind);
+  }
+  return {
+    path: `/${parts.join("/")}${verb ? `:${verb}` : ""}`,
+    variables: variables.map((v) => v.fieldPath.join(".")),
+  };
 }
 
 /** A request field a transcoder fills from the query string: scalars, enums, repeated ones. */

@@ -68,36 +68,24 @@ function described(schema: Schema, comment: string | undefined): Schema {
   return text ? { ...schema, description: text } : schema;
 }
 
+/** One element of a field: its scalar, enum or message, whatever repeats or maps it. */
+function elementSchema(element: {
+  scalar?: ScalarType;
+  enum?: DescEnum;
+  message?: DescMessage;
+}): Schema {
+  if (element.message) return messageRef(element.message);
+  if (element.enum) return ref(element.enum.typeName);
+  return scalars[element.scalar as ScalarType];
+}
+
 /** One field's value schema, as a property or a query parameter carries it. */
 export function valueSchema(field: DescField): Schema {
-  switch (field.fieldKind) {
-    case "scalar":
-      return scalars[field.scalar];
-    case "enum":
-      return ref(field.enum.typeName);
-    case "message":
-      return messageRef(field.message);
-    case "list":
-      return {
-        type: "array",
-        items:
-          field.listKind === "scalar"
-            ? scalars[field.scalar]
-            : field.listKind === "enum"
-              ? ref(field.enum.typeName)
-              : messageRef(field.message),
-      };
-    case "map":
-      return {
-        type: "object",
-        additionalProperties:
-          field.mapKind === "scalar"
-            ? scalars[field.scalar]
-            : field.mapKind === "enum"
-              ? ref(field.enum.typeName)
-              : messageRef(field.message),
-      };
+  if (field.fieldKind === "list") return { type: "array", items: elementSchema(field) };
+  if (field.fieldKind === "map") {
+    return { type: "object", additionalProperties: elementSchema(field) };
   }
+  return elementSchema(field);
 }
 
 /** A field as a property: its schema and its leading comment. */
