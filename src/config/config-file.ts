@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { parse } from "yaml";
-import { type ConfigInput, environmentNames } from "./config.ts";
+import { type ConfigInput, environmentNames, flagNameOf } from "./config.ts";
 
 /** A configuration file as read: its path and its settings. */
 export interface ConfigFile {
@@ -11,9 +11,8 @@ export interface ConfigFile {
 /** The largest configuration file read; a bigger one is not a configuration file. */
 const maxFileBytes = 256 * 1024;
 
-/** `dataDir` → `data-dir`: the file's keys are the flags' names. */
-export const fileKeyOf = (key: keyof ConfigInput) =>
-  key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+/** The file's keys are the flags' names. */
+export const fileKeyOf = flagNameOf;
 
 const keysByFileKey = new Map(
   (Object.keys(environmentNames) as (keyof ConfigInput)[]).map((k) => [fileKeyOf(k), k]),

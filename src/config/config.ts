@@ -105,6 +105,10 @@ export function resolveConfig(
   }
 }
 
+/** `dataDir` → `data-dir`: the flag's name without dashes, which is also the file's key. */
+export const flagNameOf = (key: keyof ConfigInput) =>
+  key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
 /** `--api-listen …` rewritten to name where the value came from, if not a flag. */
 function renamed(
   message: string,
@@ -114,7 +118,7 @@ function renamed(
 ): string {
   const flag = /^--([a-z-]+)/.exec(message)?.[1];
   const key = (Object.keys(environmentNames) as (keyof ConfigInput)[]).find(
-    (k) => k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`) === flag,
+    (k) => flagNameOf(k) === flag,
   );
   if (!key || flags[key] !== undefined) return message;
   const rest = message.slice(flag ? flag.length + 2 : 0);

@@ -59,6 +59,7 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
           },
         }),
   });
+  const postgresStatistics = pool && keepPostgresStatistics(db as Kysely<unknown>);
   return {
     db,
     dialect,
@@ -70,11 +71,11 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
       if (error) throw error;
       // New tables and indexes want statistics before the first request plans against them.
       statistics?.check(Number.POSITIVE_INFINITY);
-      if (pool) statistics ??= keepPostgresStatistics(db as Kysely<unknown>);
       return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
     },
     async close() {
-      await statistics?.stop();
+      statistics?.stop();
+      await postgresStatistics?.stop();
       return db.destroy();
     },
   };

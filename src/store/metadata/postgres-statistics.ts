@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import type { StatisticsKeeper, StatisticsOptions } from "./sqlite-statistics.ts";
+import type { StatisticsOptions } from "./sqlite-statistics.ts";
 
 /** One replica at a time analyzes: the others skip while this advisory lock is held. */
 const lockKey = 0x4c61_6469; // "Ladi"
@@ -16,7 +16,7 @@ const lockKey = 0x4c61_6469; // "Ladi"
 export function keepPostgresStatistics(
   db: Kysely<unknown>,
   options: StatisticsOptions = {},
-): StatisticsKeeper & { run(): Promise<string[]> } {
+): { run(): Promise<string[]>; stop(): Promise<void> } {
   const intervalMs = options.intervalMs ?? 30_000;
   const threshold = options.changes ?? 1000;
   let running: Promise<string[]> | undefined;
@@ -57,10 +57,6 @@ export function keepPostgresStatistics(
   timer.unref();
   return {
     run,
-    check() {
-      run().catch(() => undefined);
-      return true;
-    },
     async stop() {
       clearInterval(timer);
       await running?.catch(() => undefined);

@@ -14,8 +14,7 @@ export interface StatisticsOptions {
 export interface StatisticsKeeper {
   /** Refreshes now if enough has changed; what the timer calls. Returns whether it refreshed. */
   check(now?: number): boolean;
-  /** Stops the timer; resolves once a refresh under way has finished. */
-  stop(): void | Promise<void>;
+  stop(): void;
 }
 
 /**
