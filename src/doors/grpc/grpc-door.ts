@@ -105,7 +105,7 @@ export function createGrpcDoor(options: GrpcDoorOptions): GrpcDoor {
     },
   });
   const door = (req: HttpRequest, res: HttpResponse) => {
-    if (req.httpVersionMajor === 1 && bidiPaths.has(new URL(req.url ?? "/", "http://x").pathname)) {
+    if (req.httpVersionMajor === 1 && bidiPaths.has((req.url ?? "/").split("?", 1)[0])) {
       refuseStreamOverHttp1(req, res);
       return;
     }
