@@ -111,6 +111,15 @@ describe("OpenAPI document", () => {
     }
   });
 
+  it("answers only GET, and ignores a query string", async () => {
+    const post = await fetch(`${server.apiUrl}/openapi.json`, { method: "POST", body: "{}" });
+    assert.ok(post.status === 404 || post.status === 405, `POST answered ${post.status}`);
+    await post.arrayBuffer();
+    const queried = await fetch(`${server.apiUrl}/openapi.json?x=${"a".repeat(4000)}`);
+    assert.equal(queried.status, 200);
+    assert.deepEqual(await queried.json(), doc);
+  });
+
   it("resolves every $ref to a schema it holds", () => {
     for (const ref of refsOf(doc)) {
       const name = ref.replace("#/components/schemas/", "");

@@ -67,6 +67,12 @@ for (const pair of registryPairs) {
       );
     });
 
+    it("serves /metrics to GET only", async () => {
+      const res = await fetch(`${registry.registryUrl}/metrics`, { method: "POST", body: "x" });
+      assert.ok(res.status === 404 || res.status === 405, `POST answered ${res.status}`);
+      await res.arrayBuffer();
+    });
+
     it("counts body bytes in and out", () => {
       assert.ok((sample(page, "lading_registry_bytes_received_total") ?? 0) >= layerBytes);
       assert.ok((sample(page, "lading_registry_bytes_sent_total") ?? 0) >= layerBytes);
