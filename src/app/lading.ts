@@ -25,6 +25,7 @@ import {
   federationGroupCheck,
 } from "../iam/index.ts";
 import { createListEngine, createPageTokens } from "../lists/index.ts";
+import { createSecurityAdvisoryService } from "../advisory/index.ts";
 import { createPingService } from "../ping/index.ts";
 import {
   createEolTagsService,
@@ -37,6 +38,7 @@ import {
 import type { HttpRequest, HttpResponse } from "../rpc/index.ts";
 import { createApiHandler, createListener, createLogger, requestIdOf } from "../server/index.ts";
 import { createBlobStore } from "../store/blobs/index.ts";
+import { createAdvisoriesService } from "../vulnerabilities/index.ts";
 import {
   createMetadataStore,
   getOrCreateSetting,
@@ -83,7 +85,8 @@ export async function startLading(
   const secret = await getOrCreateSetting(db, "page_token_secret", () =>
     randomBytes(32).toString("base64url"),
   );
-  const ctx = { db, lists: createListEngine(db, createPageTokens(secret)) };
+  const pageTokens = createPageTokens(secret);
+  const ctx = { db, lists: createListEngine(db, pageTokens) };
   const blobs = await createBlobStore({
     dataDir: config.dataDir,
     blobStoreUrl: config.blobStoreUrl,
@@ -105,6 +108,8 @@ export async function startLading(
     createTagsService(registry),
     createImagesService(registry),
     createEolTagsService(registry),
+    createAdvisoriesService(ctx),
+    createSecurityAdvisoryService({ db, tokens: pageTokens }),
   ];
 
   let ready = false;

@@ -59,6 +59,13 @@ const isPush = (name: CapabilityName) =>
 const isPullTokenCreator = (name: CapabilityName) =>
   isPull(name) || oneOf("identity.create", "role_bindings.create", "roles.list")(name);
 
+const isAdvisoriesPublisher = oneOf(
+  "groups.list",
+  "advisories.list",
+  "advisories.create",
+  "advisories.update",
+);
+
 /**
  * The built-in roles (platform reference §4, cut to Lading's capabilities). The uids are fixed
  * literals (sha1 of `lading.role.<name>`, viewer's taken from the reference) so bindings made
@@ -100,6 +107,12 @@ export const builtInRoles: readonly BuiltInRole[] = Object.freeze([
     name: "registry.pull_token_creator",
     description: "Pull images and create pull-token identities bound to registry.pull.",
     capabilities: pick(isPullTokenCreator),
+  },
+  {
+    uid: "5cfa2b11ce4e4917ea48f13b7696988283591b24",
+    name: "advisories.publisher",
+    description: "Read and publish the group's own advisories (lading advisories import).",
+    capabilities: pick(isAdvisoriesPublisher),
   },
 ]);
 

@@ -57,6 +57,9 @@ export const capabilities = [
   "subscriptions.list",
   "subscriptions.delete",
   "advisories.list",
+  "advisories.create",
+  "advisories.update",
+  "advisories.delete",
 ] as const;
 
 /** A dotted capability name, e.g. `repo.list`. */

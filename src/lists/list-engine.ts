@@ -32,7 +32,8 @@ export type ListedTable =
   | "terms_acceptances"
   | "identity_providers"
   | "external_group_role_mappings"
-  | "account_associations";
+  | "account_associations"
+  | "advisories";
 
 /** How one resource is listed. */
 export interface ListSpec<T extends ListedTable> {
@@ -50,6 +51,14 @@ export interface ListQuery {
   parameters: ListParameters;
   /** Exact-match filters by column; empty values are no filter. Bound into page tokens. */
   filters: Readonly<Record<string, string>>;
+  /**
+   * Conditions beyond exact matches (sets, substrings, bit masks), with `binding`: their
+   * canonical form, bound into page tokens like `filters`.
+   */
+  conditions?: {
+    binding: unknown;
+    where: (eb: AnyBuilder) => Expression<SqlBool>;
+  };
   /** What the caller may see, from its grants. */
   visible: Visibility;
   /** Who asks: a page token only works for the caller it was issued to. */
@@ -73,7 +82,7 @@ export interface ListEngine {
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the engine is shared by every listed table
-type AnyBuilder = ExpressionBuilder<any, any>;
+export type AnyBuilder = ExpressionBuilder<any, any>;
 // biome-ignore lint/suspicious/noExplicitAny: the table is chosen at run time
 type AnyDb = Kysely<any>;
 
@@ -102,6 +111,7 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
         order.value?.field,
         order.value?.desc,
         query.filters,
+        query.conditions?.binding ?? null,
         descendantsOf,
         childrenOf,
         query.visible.childrenOf,
@@ -125,6 +135,7 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
         for (const [column, value] of Object.entries(query.filters)) {
           if (value !== "") terms.push(eb(column, "=", value));
         }
+        if (query.conditions) terms.push(query.conditions.where(eb));
         if (descendantsOf !== "") {
           const range = descendantRange(descendantsOf);
           terms.push(eb("uid", ">", range.low), eb("uid", "<", range.high));
@@ -146,7 +157,8 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
           sql<SqlBool>`(${sortExpr}, uid) ${sql.raw(desc ? "<" : ">")} (${value}, ${uid})`,
         );
       }
-      const hasFilters = Object.values(query.filters).some((v) => v !== "");
+      const hasFilters =
+        query.conditions !== undefined || Object.values(query.filters).some((v) => v !== "");
       const plan = hasFilters ? undefined : planCount(query.visible, descendantsOf, childrenOf);
       const [totalCount, found] = await Promise.all([
         plan

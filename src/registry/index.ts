@@ -5,3 +5,4 @@ export * from "./repos-service.ts";
 export * from "./tag-history.ts";
 export * from "./tags-service.ts";
 export * from "./terms-gate.ts";
+export { resolveRepoPath } from "./registry-access.ts";

@@ -4,9 +4,12 @@ import { createTokenIssuer, ensureBuiltInRoles, type TokenIssuer } from "../../a
 import { type LadingConfig, urlForAddress } from "../../config/index.ts";
 import { createMetadataStore, type MetadataStore } from "../../store/metadata/index.ts";
 import { isUidp } from "../../uidp/index.ts";
+import { publicAdvisoriesGroupUid } from "../../vulnerabilities/index.ts";
 import { UsageError } from "../cli-context.ts";
 import { flagText, type GroupNode, type LocalVerbNode, type ParsedArgs } from "../command-spec.ts";
 import { parseDuration } from "../duration.ts";
+import { adminImportCommands } from "./admin-import.ts";
+import type { StoreTools } from "./admin-store.ts";
 import { configFlags, loadConfig } from "./config-flags.ts";
 import { demoImage } from "./demo-image.ts";
 
@@ -27,6 +30,7 @@ async function hasNoOrganisations(store: MetadataStore): Promise<boolean> {
     .selectFrom("groups")
     .select("uid")
     .where("parent_uid", "=", "")
+    .where("uid", "!=", publicAdvisoriesGroupUid)
     .limit(1)
     .executeTakeFirst();
   return root === undefined;
@@ -35,13 +39,6 @@ async function hasNoOrganisations(store: MetadataStore): Promise<boolean> {
 /** Longest token `lading admin token` mints: 30 days. */
 const maxAdminTtlSeconds = 30 * 86400;
 
-interface StoreTools {
-  /** The migrations this run applied. */
-  applied: string[];
-  config: LadingConfig;
-  store: MetadataStore;
-  tokens: TokenIssuer;
-}
 
 /** Opens the store the flags name, brings it up to date and runs `work` on it. */
 async function withStore(
@@ -145,8 +142,8 @@ const token: LocalVerbNode = {
 export const adminCommands: GroupNode = {
   kind: "group",
   name: "admin",
-  summary: "Operator commands on the store: migrate, bootstrap, token; and demo-image",
-  children: [migrate, bootstrap, token, demoImage],
+  summary: "Operator commands on the store: migrate, bootstrap, token, import; and demo-image",
+  children: [migrate, bootstrap, token, adminImportCommands(withStore), demoImage],
 };
 
 /** The issuer the server will use: --api-url, else derived from --api-listen as serve does. */

@@ -3,3 +3,4 @@ export { precompiled } from "./precompiled.ts";
 export type * from "./schema.ts";
 export { identityExtras } from "./schema.ts";
 export * from "./settings.ts";
+export type * from "./security-data-schema.ts";

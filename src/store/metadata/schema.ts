@@ -1,3 +1,10 @@
+import type {
+  AdvisoriesTable,
+  AdvisoryAliasesTable,
+  VulnerabilitiesTable,
+  VulnerabilityAliasesTable,
+} from "./security-data-schema.ts";
+
 /**
  * Table shapes of the metadata store. Timestamps are ISO 8601 UTC strings with milliseconds,
  * which sort correctly as text on both dialects; uid and name columns use binary collation so
@@ -296,6 +303,10 @@ export interface MetadataSchema {
   terms_acceptances: TermsAcceptancesTable;
   sign_ins: SignInsTable;
   refresh_tokens: RefreshTokensTable;
+  advisories: AdvisoriesTable;
+  advisory_aliases: AdvisoryAliasesTable;
+  vulnerabilities: VulnerabilitiesTable;
+  vulnerability_aliases: VulnerabilityAliasesTable;
 }
 
 /** The columns of an identity row that only some kinds of identity use, all unset. */

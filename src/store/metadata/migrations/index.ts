@@ -3,6 +3,7 @@ import * as iam from "./0001-iam.ts";
 import * as listCounts from "./0002-list-counts.ts";
 import * as registry from "./0003-registry.ts";
 import * as federation from "./0004-federation.ts";
+import * as securityData from "./0005-security-data.ts";
 
 /** Every migration, in order. Names never change once released. */
 export const migrationProvider: MigrationProvider = {
@@ -12,6 +13,7 @@ export const migrationProvider: MigrationProvider = {
       "0002-list-counts": listCounts,
       "0003-registry": registry,
       "0004-federation": federation,
+      "0005-security-data": securityData,
     };
   },
 };

@@ -280,6 +280,21 @@ export enum Capability {
    * @generated from enum value: CAP_ADVISORIES_LIST = 52;
    */
   CAP_ADVISORIES_LIST = 52,
+
+  /**
+   * @generated from enum value: CAP_ADVISORIES_CREATE = 53;
+   */
+  CAP_ADVISORIES_CREATE = 53,
+
+  /**
+   * @generated from enum value: CAP_ADVISORIES_UPDATE = 54;
+   */
+  CAP_ADVISORIES_UPDATE = 54,
+
+  /**
+   * @generated from enum value: CAP_ADVISORIES_DELETE = 55;
+   */
+  CAP_ADVISORIES_DELETE = 55,
 }
 
 /**

@@ -1,0 +1,92 @@
+import {
+  ensurePublicAdvisoriesGroup,
+  type ImportFormatName,
+  importFeed,
+  importFormats,
+} from "../../vulnerabilities/index.ts";
+import { isUidp } from "../../uidp/index.ts";
+import { UsageError } from "../cli-context.ts";
+import { flagText, type GroupNode, type LocalVerbNode, type ParsedArgs } from "../command-spec.ts";
+import { feedFiles, readFeedInputs } from "../feed-inputs.ts";
+import { progressLine, summaryText } from "../import-report.ts";
+import type { StoreTools } from "./admin-store.ts";
+import { configFlags } from "./config-flags.ts";
+
+const SOURCE = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+
+const what: Record<ImportFormatName, string> = {
+  advisories: "advisory YAML documents (<package>.advisories.yaml, schema 2 to 2.0.2)",
+  osv: "OSV JSON records",
+  openvex: "OpenVEX v0.2.0 documents",
+  nvd: "NVD CVE API 2.0 response pages",
+  kev: "the CISA Known Exploited Vulnerabilities catalog",
+  epss: "a FIRST EPSS daily CSV (optionally gzipped)",
+};
+
+type WithStore = (parsed: ParsedArgs, work: (tools: StoreTools) => Promise<void>) => Promise<number>;
+
+function importVerb(format: ImportFormatName, withStore: WithStore): LocalVerbNode {
+  const spec = importFormats[format];
+  return {
+    kind: "local",
+    name: format,
+    summary: `Import ${what[format]}`,
+    args: "PATH...",
+    minArgs: 1,
+    maxArgs: Number.POSITIVE_INFINITY,
+    flags: [
+      { name: "source", value: "NAME", help: `groups what is imported, for withdrawal (default ${format})` },
+      {
+        name: "partial",
+        type: "boolean",
+        help: "the paths are not the whole source: withdraw nothing that is not in them",
+      },
+      { name: "group", value: "UID", help: "import under this group (default: the public advisories group)" },
+      ...configFlags,
+    ],
+    examples: [`lading admin import ${format} ./feeds/${format}/`, `cat feed | lading admin import ${format} -`],
+    run: async (parsed, out) => {
+      const source = flagText(parsed, "source") ?? format;
+      if (!SOURCE.test(source)) throw new UsageError("--source must match ^[a-z0-9][a-z0-9._-]{0,62}$");
+      const group = flagText(parsed, "group");
+      if (group !== undefined && !isUidp(group)) throw new UsageError("--group must be a group uid");
+      const files = await feedFiles(parsed.args, spec.extensions);
+      return withStore(parsed, async ({ store }) => {
+        const db = store.db;
+        const parentUid = group ?? (await ensurePublicAdvisoriesGroup(db));
+        if (group) {
+          const found = await db.selectFrom("groups").select("uid").where("uid", "=", group).executeTakeFirst();
+          if (!found) throw new UsageError(`no group ${group}`);
+        }
+        const progress = progressLine(out.stderr, files.length);
+        const started = Date.now();
+        let records = 0;
+        const { summary } = await importFeed(
+          db,
+          { parentUid, source, author: `import:${source}` },
+          spec.parser,
+          readFeedInputs(files),
+          {
+            finish: spec.advisories && parsed.flags.partial !== true,
+            onProgress: (p) => {
+              records = p.records;
+              progress.update(p);
+            },
+          },
+        );
+        progress.done();
+        out.stdout.write(summaryText(summary, (Date.now() - started) / 1000, records));
+      });
+    },
+  };
+}
+
+/** `lading admin import FORMAT PATH...`. */
+export function adminImportCommands(withStore: WithStore): GroupNode {
+  return {
+    kind: "group",
+    name: "import",
+    summary: "Import advisories and vulnerability metadata from feed files into the store",
+    children: (Object.keys(importFormats) as ImportFormatName[]).map((f) => importVerb(f, withStore)),
+  };
+}

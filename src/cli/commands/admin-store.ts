@@ -1,0 +1,12 @@
+import type { LadingConfig } from "../../config/index.ts";
+import type { TokenIssuer } from "../../auth/index.ts";
+import type { MetadataStore } from "../../store/metadata/index.ts";
+
+/** What an admin command gets: the migrated store and a token issuer for it. */
+export interface StoreTools {
+  /** The migrations this run applied. */
+  applied: string[];
+  config: LadingConfig;
+  store: MetadataStore;
+  tokens: TokenIssuer;
+}

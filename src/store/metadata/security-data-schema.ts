@@ -1,0 +1,78 @@
+/**
+ * Table shapes of the security data: advisories and vulnerability metadata. JSON columns hold
+ * the normalised feed records (src/vulnerabilities/feeds/feed-records.ts).
+ */
+export interface AdvisoriesTable {
+  /** <group uid>/<16 hex>: the group that authored it, or the public advisories group. */
+  uid: string;
+  parent_uid: string;
+  /** CGA-xxxx-xxxx-xxxx. */
+  advisory_id: string;
+  artifact_name: string;
+  artifact_type: string;
+  artifact_architecture: string;
+  component_name: string;
+  component_type: string;
+  component_location: string;
+  package_namespace: string;
+  /** JSON array of strings. */
+  aliases: string;
+  /** JSON array of AdvisoryEventRecord with a uid each, oldest first. */
+  events: string;
+  /** One bit per event type present (advisoryEventTypes order), for the event_types filter. */
+  event_mask: number;
+  latest_event_type: string;
+  latest_event_time: string;
+  /** artifact, component and aliases, lower-cased and joined by newlines: the query filter. */
+  search_text: string;
+  author: string;
+  /** The import source (e.g. "advisories", "osv", or --source NAME). */
+  source: string;
+  /** The entry's key within its source. */
+  source_key: string;
+  /** The source document the entry came from; withdrawal works per document. */
+  document: string;
+  /** SHA-256 of the stored content: a re-import that changes nothing writes nothing. */
+  content_hash: string;
+  withdrawn_time: string | null;
+  withdrawn_reason: string;
+  create_time: string;
+  update_time: string;
+}
+
+export interface AdvisoryAliasesTable {
+  alias: string;
+  advisory_uid: string;
+}
+
+export interface VulnerabilitiesTable {
+  /** CVE-…, GHSA-…, GO-…, or any OSV id. */
+  id: string;
+  summary: string;
+  details: string;
+  /** JSON array of strings. */
+  aliases: string;
+  /** JSON array of {type, url}. */
+  references: string;
+  /** JSON array of {type, score, baseScore?}. */
+  severities: string;
+  /** JSON array of CWE-n. */
+  cwes: string;
+  published: string;
+  modified: string;
+  /** JSON {dateAdded, dueDate, knownRansomwareCampaignUse, vulnerabilityName}, or "" if not in KEV. */
+  kev: string;
+  epss_score: number | null;
+  epss_percentile: number | null;
+  epss_date: string;
+  withdrawn_time: string | null;
+  withdrawn_reason: string;
+  create_time: string;
+  update_time: string;
+}
+
+/** Both directions of every alias pair, so a lookup by either id finds the other. */
+export interface VulnerabilityAliasesTable {
+  id: string;
+  alias: string;
+}

@@ -1,0 +1,2 @@
+export * from "./advisory-id.ts";
+export * from "./feed-records.ts";

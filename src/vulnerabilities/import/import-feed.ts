@@ -1,0 +1,74 @@
+import type { Kysely } from "kysely";
+import type { MetadataSchema } from "../../store/metadata/index.ts";
+import type { AdvisoryRecord, FeedInput, FeedParser, VulnerabilityRecord } from "../feeds/feed-records.ts";
+import type { ImportTarget } from "./advisory-row.ts";
+import { AdvisoryWriter } from "./advisory-writer.ts";
+import { addRejections, emptySummary, type ImportSummary } from "./import-summary.ts";
+import { writeVulnerabilities } from "./vulnerability-writer.ts";
+
+/** Records gathered from several small files before they are written together. */
+const flushAt = 2000;
+
+/** How far an import has come. */
+export interface ImportProgress {
+  files: number;
+  records: number;
+}
+
+/** How one import runs. */
+export interface ImportFeedOptions {
+  /**
+   * The inputs are the whole source: afterwards, entries of documents no input held (nor
+   * `knownDocuments`) are withdrawn. False for a partial import.
+   */
+  finish: boolean;
+  /** Documents an earlier part of the same run imported (the API's batched calls). */
+  knownDocuments?: readonly string[];
+  /** Called after each input. */
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+/** What an import did, and the documents it read. */
+export interface ImportResult {
+  summary: ImportSummary;
+  documents: string[];
+}
+
+/**
+ * Parses each input with `parser` and writes what it yields under `target`. A malformed
+ * record is counted as rejected with its file and position and never stops the batch.
+ */
+export async function importFeed(
+  db: Kysely<MetadataSchema>,
+  target: ImportTarget,
+  parser: FeedParser,
+  inputs: Iterable<FeedInput> | AsyncIterable<FeedInput>,
+  options: ImportFeedOptions,
+): Promise<ImportResult> {
+  const summary = emptySummary();
+  const writer = new AdvisoryWriter(db, target, summary);
+  let advisories: AdvisoryRecord[] = [];
+  let vulnerabilities: VulnerabilityRecord[] = [];
+  const flush = async () => {
+    if (advisories.length > 0) await writer.write(advisories);
+    if (vulnerabilities.length > 0) await writeVulnerabilities(db, vulnerabilities, summary);
+    advisories = [];
+    vulnerabilities = [];
+  };
+  const progress: ImportProgress = { files: 0, records: 0 };
+  for await (const input of inputs) {
+    const parsed = parser(input);
+    addRejections(summary, parsed.rejected);
+    writer.markDamaged(parsed.damagedDocuments);
+    advisories.push(...parsed.advisories);
+    vulnerabilities.push(...parsed.vulnerabilities);
+    progress.files++;
+    progress.records +=
+      parsed.advisories.length + parsed.vulnerabilities.length + parsed.rejected.length;
+    if (advisories.length + vulnerabilities.length >= flushAt) await flush();
+    options.onProgress?.(progress);
+  }
+  await flush();
+  if (options.finish) await writer.finish(options.knownDocuments);
+  return { summary, documents: writer.documents };
+}

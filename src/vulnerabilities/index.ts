@@ -1,0 +1,11 @@
+export * from "./advisories-service.ts";
+export * from "./advisory-filters.ts";
+export * from "./advisory-message.ts";
+export * from "./feeds/index.ts";
+export type { ImportTarget, StoredEvent } from "./import/advisory-row.ts";
+export * from "./import/import-feed.ts";
+export * from "./import/import-summary.ts";
+export * from "./public-advisories.ts";
+export * from "./severity-lookup.ts";
+export * from "./vulnerabilities-context.ts";
+export * from "./import/import-formats.ts";
