@@ -69,6 +69,8 @@ export function advisoryContent(
     source_key: record.key,
     document: record.document,
   };
-  const hash = createHash("sha256").update(JSON.stringify(content)).digest("hex");
+  // Who imports is not content: the same data from another publisher changes nothing.
+  const { author: _author, ...compared } = content;
+  const hash = createHash("sha256").update(JSON.stringify(compared)).digest("hex");
   return { ...content, content_hash: hash };
 }
