@@ -1,10 +1,11 @@
+import { measureAdvisories } from "./advisory-bench.ts";
 import { measureListLatency } from "./list-latency.ts";
 import { measureRegistry } from "./registry-bench.ts";
 
 /**
  * `npm run bench`: list latency (Platform core) and registry throughput (Registry), printing
  * every number, the ratio to Distribution where it is installed, and whether each target is met.
- * `npm run bench -- lists` or `-- registry` runs one part.
+ * `npm run bench -- lists`, `-- registry` or `-- advisories` runs one part.
  */
 const only = process.argv[2];
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -41,6 +42,23 @@ if (!only || only === "registry") {
     const ratio = r.distribution ? `${(r.lading / r.distribution).toFixed(2)}x` : "-";
     console.log(
       `${r.workload.padEnd(39)} ${value(r.lading).padEnd(13)} ${value(r.distribution).padEnd(13)} ${ratio.padEnd(7)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
+    );
+  }
+}
+
+if (!only || only === "advisories") {
+  const count = Number(process.env.LADING_BENCH_ADVISORIES ?? 100_000);
+  const stores = (process.env.LADING_BENCH_STORES ?? "sqlite,postgres").split(",");
+  const rows = [];
+  for (const kind of ["sqlite", "postgres"] as const) {
+    if (!stores.includes(kind)) continue;
+    log(`advisories on ${kind}: importing ${count} generated advisories…`);
+    rows.push(...(await measureAdvisories(kind, count, log)));
+  }
+  console.log("\nstore     workload                                          value                                  target");
+  for (const r of rows) {
+    console.log(
+      `${r.store.padEnd(9)} ${r.workload.padEnd(49)} ${r.value.padEnd(38)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
     );
   }
 }

@@ -5,6 +5,7 @@ import { completionCommands } from "./commands/completion.ts";
 import { configCommands } from "./commands/config.ts";
 import { iamCommands } from "./commands/iam.ts";
 import { imagesCommands } from "./commands/images.ts";
+import { advisoriesCommands, vulnsCommands } from "./commands/security.ts";
 import { serveCommand } from "./commands/serve.ts";
 import { versionCommand } from "./commands/version.ts";
 
@@ -17,6 +18,8 @@ export const commandTable: GroupNode = {
     authCommands,
     iamCommands,
     imagesCommands,
+    advisoriesCommands,
+    vulnsCommands,
     configCommands,
     completionCommands(() => commandTable),
     serveCommand,
