@@ -171,11 +171,21 @@ function readSeverities(value: unknown): SeverityRecord[] {
   return severities;
 }
 
-/** `line N` of a JSON.parse error, from the position V8 puts in its message. */
+/**
+ * `line N` of a JSON.parse error. V8 names the position for some errors and only quotes the
+ * text around the bad token for others; the quote is found in the input to get its line.
+ */
 function jsonErrorLine(error: Error, text: string): string {
+  const lineOf = (offset: number) => `line ${text.slice(0, offset).split("\n").length}`;
   const line = /\(line (\d+) column \d+\)/.exec(error.message);
   if (line) return `line ${line[1]}`;
   const position = /at position (\d+)/.exec(error.message);
-  if (position) return `line ${text.slice(0, Number(position[1])).split("\n").length}`;
-  return `line ${text.split("\n").length}`;
+  if (position) return lineOf(Number(position[1]));
+  const quoted =
+    /^Unexpected token '([\s\S])', (?:\.\.\.)?"([\s\S]*?)"(?:\.\.\.)? is not valid JSON$/.exec(
+      error.message,
+    );
+  const at = quoted ? text.indexOf(quoted[2]) : -1;
+  if (quoted && at >= 0) return lineOf(at + quoted[2].lastIndexOf(quoted[1]));
+  return lineOf(text.length);
 }
