@@ -66,7 +66,7 @@ matrix("Advisory domain", (h) => {
         { id: "CGA-2222-cccc-2222", aliases: ["CVE-2022-1576"], events: detectedThenFixed("2024-06-01T08:00:00Z", "2024-06-03T09:00:00Z", "1.25.3-r1") },
         {
           id: "CGA-3333-cccc-3333",
-          aliases: ["GHSA-abcd-efgh-ijkl"],
+          aliases: ["GHSA-cfgh-jmpq-rvwx"],
           events: [
             { timestamp: "2024-06-01T00:00:00Z", type: "detection", data: { type: "manual" } },
             { timestamp: "2024-06-04T23:59:59Z", type: "false-positive-determination", data: { type: "component-vulnerability-mismatch", note: "n/a" } },
