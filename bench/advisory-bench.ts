@@ -44,7 +44,9 @@ export async function measureAdvisories(
     );
     const seconds = (performance.now() - started) / 1000;
     if (summary.created !== count || summary.rejected !== 0) {
-      throw new Error(`import made ${summary.created} advisories and ${summary.rejected} rejections`);
+      throw new Error(
+        `import made ${summary.created} advisories and ${summary.rejected} rejections`,
+      );
     }
     const rate = count / seconds;
     log(`  ${kind}: imported ${count} advisories in ${seconds.toFixed(1)} s`);
@@ -83,9 +85,14 @@ export async function measureAdvisories(
     const headers = { authorization: `Bearer ${server.org.token}` };
     for (const [workload, query, target, least] of workloads) {
       const url = `${server.apiUrl}/vulnerabilities/v2/advisories?page_size=50&${query}`;
-      const check = (await (await fetch(url, { headers })).json()) as { advisories?: unknown[]; totalCount: string };
+      const check = (await (await fetch(url, { headers })).json()) as {
+        advisories?: unknown[];
+        totalCount: string;
+      };
       if ((check.advisories?.length ?? 0) < least) {
-        throw new Error(`${workload}: ${check.advisories?.length ?? 0} rows of ${check.totalCount}`);
+        throw new Error(
+          `${workload}: ${check.advisories?.length ?? 0} rows of ${check.totalCount}`,
+        );
       }
       const times: number[] = [];
       for (let i = 0; i < requests; i++) {

@@ -55,7 +55,9 @@ if (!only || only === "advisories") {
     log(`advisories on ${kind}: importing ${count} generated advisories…`);
     rows.push(...(await measureAdvisories(kind, count, log)));
   }
-  console.log("\nstore     workload                                          value                                  target");
+  console.log(
+    "\nstore     workload                                          value                                  target",
+  );
   for (const r of rows) {
     console.log(
       `${r.store.padEnd(9)} ${r.workload.padEnd(49)} ${r.value.padEnd(38)} ${r.target} ${r.met ? "ok" : "MISSED"}`,

@@ -38,7 +38,8 @@ export async function listDocuments(
     violations.push({ field: "id", description: "id or cves is required" });
   if (cves.length > maxDocumentCves)
     violations.push({ field: "cves", description: `takes at most ${maxDocumentCves} ids` });
-  if (req.id.length > 256) violations.push({ field: "id", description: "must be at most 256 characters" });
+  if (req.id.length > 256)
+    violations.push({ field: "id", description: "must be at most 256 characters" });
   if (violations.length > 0) throw invalidArgument(advisoryDomain, violations);
 
   let query = db
@@ -73,17 +74,17 @@ export async function listDocuments(
     const events = (JSON.parse(row.events) as StoredEvent[]).filter((e) => e.type !== "patched");
     document.advisories.push(
       create(DocumentAdvisorySchema, {
-      id: row.advisory_id,
-      aliases: JSON.parse(row.aliases) as string[],
-      packageNamespace: row.package_namespace,
-      events: events.map((e) =>
-        create(
-          // The document event's oneof is the advisory event's without `patched`.
-          DocumentEventSchema,
-          { timestamp: e.timestamp, type: eventOneof(e) as DocumentEventInit["type"] },
+        id: row.advisory_id,
+        aliases: JSON.parse(row.aliases) as string[],
+        packageNamespace: row.package_namespace,
+        events: events.map((e) =>
+          create(
+            // The document event's oneof is the advisory event's without `patched`.
+            DocumentEventSchema,
+            { timestamp: e.timestamp, type: eventOneof(e) as DocumentEventInit["type"] },
+          ),
         ),
-      ),
-    }),
+      }),
     );
   }
   return [...documents.values()];

@@ -3,8 +3,8 @@ import type { Kysely } from "kysely";
 import { invalidArgument, notFound } from "../errors/index.ts";
 import {
   type ListResolvedVulnsReportsRequest,
-  type ResolvedVulnsReport,
   ResolvedVulnSchema,
+  type ResolvedVulnsReport,
   ResolvedVulnsReportSchema,
 } from "../gen/lading/advisory/v2/security_advisory_pb.js";
 import { isRegistryPath, isTagName, resolveRepoPath } from "../registry/index.ts";
@@ -56,7 +56,10 @@ export async function listResolvedReports(
     if (endMs < startMs)
       violations.push({ field: "end_time", description: "must not be before start_time" });
     else if ((endMs - startMs) / dayMs + 1 > maxReportDays)
-      violations.push({ field: "end_time", description: `must be at most ${maxReportDays} days after start_time` });
+      violations.push({
+        field: "end_time",
+        description: `must be at most ${maxReportDays} days after start_time`,
+      });
   }
   if (violations.length > 0) throw invalidArgument(advisoryDomain, violations);
 
@@ -117,12 +120,12 @@ export async function listResolvedReports(
   rows.forEach((row, i) => {
     byDay.get(row.latest_event_time.slice(0, 10))?.resolvedVulns.push(
       create(ResolvedVulnSchema, {
-      id: row.advisory_id,
-      aliases: JSON.parse(row.aliases) as string[],
-      cvssSeverities: severities[i].filter((s) => s.type !== 4),
-      artifactName: row.artifact_name,
-      resolution: eventTypeEnum(row.latest_event_type),
-    }),
+        id: row.advisory_id,
+        aliases: JSON.parse(row.aliases) as string[],
+        cvssSeverities: severities[i].filter((s) => s.type !== 4),
+        artifactName: row.artifact_name,
+        resolution: eventTypeEnum(row.latest_event_type),
+      }),
     );
   });
   return reports;
@@ -132,8 +135,10 @@ export async function listResolvedReports(
 function parseImageRef(text: string): { value?: { repo: string; tag: string }; error?: string } {
   const colon = text.lastIndexOf(":");
   const slash = text.lastIndexOf("/");
-  const [repo, tag] = colon > slash ? [text.slice(0, colon), text.slice(colon + 1)] : [text, "latest"];
-  if (!isRegistryPath(repo)) return { error: `${JSON.stringify(text)} is not <org>/<repo>[:<tag>]` };
+  const [repo, tag] =
+    colon > slash ? [text.slice(0, colon), text.slice(colon + 1)] : [text, "latest"];
+  if (!isRegistryPath(repo))
+    return { error: `${JSON.stringify(text)} is not <org>/<repo>[:<tag>]` };
   if (!isTagName(tag)) return { error: `${JSON.stringify(text)} has an invalid tag` };
   return { value: { repo, tag } };
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
+import { createSecurityAdvisoryService } from "../advisory/index.ts";
 import {
   createAuthenticator,
   createIssuerRoutes,
@@ -25,7 +26,6 @@ import {
   federationGroupCheck,
 } from "../iam/index.ts";
 import { createListEngine, createPageTokens } from "../lists/index.ts";
-import { createSecurityAdvisoryService } from "../advisory/index.ts";
 import { createPingService } from "../ping/index.ts";
 import {
   createEolTagsService,
@@ -38,12 +38,12 @@ import {
 import type { HttpRequest, HttpResponse } from "../rpc/index.ts";
 import { createApiHandler, createListener, createLogger, requestIdOf } from "../server/index.ts";
 import { createBlobStore } from "../store/blobs/index.ts";
-import { createAdvisoriesService } from "../vulnerabilities/index.ts";
 import {
   createMetadataStore,
   getOrCreateSetting,
   type MetadataStore,
 } from "../store/metadata/index.ts";
+import { createAdvisoriesService } from "../vulnerabilities/index.ts";
 
 type RequestHandler = (req: HttpRequest, res: HttpResponse) => void;
 

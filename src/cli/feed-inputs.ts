@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from "node:fs/promises";
+import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { FeedInput } from "../vulnerabilities/index.ts";
@@ -12,7 +12,10 @@ export const maxFeedFileBytes = 512 * 1024 * 1024;
  * `extensions` (sorted, so runs are repeatable), and "-" for standard input. Missing paths are
  * usage errors before anything is imported.
  */
-export async function feedFiles(paths: readonly string[], extensions: readonly string[]): Promise<string[]> {
+export async function feedFiles(
+  paths: readonly string[],
+  extensions: readonly string[],
+): Promise<string[]> {
   const files: string[] = [];
   for (const path of paths) {
     if (path === "-") {
@@ -59,8 +62,27 @@ async function readStream(stream: NodeJS.ReadableStream): Promise<Buffer> {
   for await (const chunk of stream) {
     const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
     size += buffer.length;
-    if (size > maxFeedFileBytes) throw new UsageError(`standard input is larger than ${maxFeedFileBytes} bytes`);
+    if (size > maxFeedFileBytes)
+      throw new UsageError(`standard input is larger than ${maxFeedFileBytes} bytes`);
     chunks.push(buffer);
   }
   return Buffer.concat(chunks);
+}
+
+/** The first bytes of a file as text (all of a gzipped one), for format detection. */
+export async function peekFeedFile(file: string): Promise<string> {
+  if (file.endsWith(".gz")) {
+    return gunzipSync(await readFile(file), { maxOutputLength: maxFeedFileBytes }).toString(
+      "utf8",
+      0,
+      4096,
+    );
+  }
+  const handle = await open(file, "r");
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
+    return buffer.toString("utf8", 0, bytesRead);
+  } finally {
+    await handle.close();
+  }
 }

@@ -9,7 +9,6 @@ import type { ListSpec } from "../lists/index.ts";
 import {
   type BoundService,
   bindService,
-  type Call,
   requireAccess,
   requireParentGroup,
   scopesOf,
@@ -103,7 +102,11 @@ export function createAdvisoriesService(ctx: VulnerabilitiesContext): BoundServi
     async importAdvisories(req, call) {
       const v = new Violations().uid("parent", req.parent);
       const format = formats[req.format];
-      if (!format) v.add("format", "must be IMPORT_FORMAT_ADVISORIES, IMPORT_FORMAT_OSV or IMPORT_FORMAT_OPENVEX");
+      if (!format)
+        v.add(
+          "format",
+          "must be IMPORT_FORMAT_ADVISORIES, IMPORT_FORMAT_OSV or IMPORT_FORMAT_OPENVEX",
+        );
       const source = req.source || "api";
       if (!SOURCE.test(source)) v.add("source", "must match ^[a-z0-9][a-z0-9._-]{0,62}$");
       if (req.documents.length > maxImportDocuments)

@@ -54,7 +54,10 @@ export function advisoryConditions(req: ListAdvisoriesRequest): {
   };
   for (const [column, values] of Object.entries(sets)) {
     if (values.length > maxFilterValues) {
-      violations.push({ field: fieldOf[column], description: `takes at most ${maxFilterValues} values` });
+      violations.push({
+        field: fieldOf[column],
+        description: `takes at most ${maxFilterValues} values`,
+      });
     }
   }
   const badIds = sets.advisory_id.filter((id) => !isAdvisoryId(id));
@@ -71,7 +74,11 @@ export function advisoryConditions(req: ListAdvisoriesRequest): {
   let mask = 0;
   for (const value of req.eventTypes) {
     const name = eventTypeName(value);
-    if (!name) violations.push({ field: "event_types", description: "must be event types other than EVENT_TYPE_UNSPECIFIED" });
+    if (!name)
+      violations.push({
+        field: "event_types",
+        description: "must be event types other than EVENT_TYPE_UNSPECIFIED",
+      });
     else mask |= eventBit(name);
   }
   const latest = req.latestEventType === 0 ? undefined : eventTypeName(req.latestEventType);
@@ -80,7 +87,10 @@ export function advisoryConditions(req: ListAdvisoriesRequest): {
   }
   const query = req.query.toLowerCase();
   if (query.length > maxQueryLength) {
-    violations.push({ field: "query", description: `must be at most ${maxQueryLength} characters` });
+    violations.push({
+      field: "query",
+      description: `must be at most ${maxQueryLength} characters`,
+    });
   }
   if (violations.length > 0) return { error: violations };
 

@@ -5,8 +5,8 @@ import {
   AdvisorySchema,
   type EventType,
   type Severity,
-  SeveritySchema,
   type Severity_Type,
+  SeveritySchema,
 } from "../gen/lading/vulnerabilities/v2/advisories_pb.js";
 import type { AdvisoriesTable } from "../store/metadata/index.ts";
 import {
@@ -75,7 +75,9 @@ export function eventOneof(event: StoredEvent): EventOneof {
       return {
         case: "falsePositiveDetermination",
         value: {
-          type: event.falsePositiveType ? falsePositiveTypes.indexOf(event.falsePositiveType) + 1 : 0,
+          type: event.falsePositiveType
+            ? falsePositiveTypes.indexOf(event.falsePositiveType) + 1
+            : 0,
           note,
         },
       };

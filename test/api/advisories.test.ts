@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { before, it } from "node:test";
-import { ensurePublicAdvisoriesGroup, importFeed, importFormats } from "../../src/vulnerabilities/index.ts";
+import {
+  ensurePublicAdvisoriesGroup,
+  importFeed,
+  importFormats,
+} from "../../src/vulnerabilities/index.ts";
 import { advisoryYaml, detectedThenFixed } from "../support/advisory-yaml.ts";
 import { failed, type Loose, matrix, ok, timestamp, violations } from "../support/matrix.ts";
 import { type SecurityApi, securityApi } from "../support/security-api.ts";
@@ -44,9 +48,16 @@ const acmeDocuments = [
           {
             timestamp: "2024-03-01T00:00:00Z",
             type: "detection",
-            data: { type: "nvdapi", data: { cpeSearched: "cpe:2.3:a:openssl", cpeFound: "cpe:2.3:a:openssl:openssl" } },
+            data: {
+              type: "nvdapi",
+              data: { cpeSearched: "cpe:2.3:a:openssl", cpeFound: "cpe:2.3:a:openssl:openssl" },
+            },
           },
-          { timestamp: "2024-03-02T00:00:00Z", type: "true-positive-determination", data: { note: "affected" } },
+          {
+            timestamp: "2024-03-02T00:00:00Z",
+            type: "true-positive-determination",
+            data: { note: "affected" },
+          },
         ],
       },
     ]),
@@ -59,7 +70,11 @@ const acmeDocuments = [
         aliases: ["CVE-2024-0101"],
         events: [
           { timestamp: "2024-01-10T00:00:00Z", type: "detection", data: { type: "manual" } },
-          { timestamp: "2024-01-11T00:00:00Z", type: "pending-upstream-fix", data: { note: "waiting" } },
+          {
+            timestamp: "2024-01-11T00:00:00Z",
+            type: "pending-upstream-fix",
+            data: { note: "waiting" },
+          },
         ],
       },
       {
@@ -175,7 +190,10 @@ matrix("Advisories", (h) => {
   });
 
   it("filters by artifact names, repeated or comma-separated", async () => {
-    assert.deepEqual(advisoryIds(await list({ artifact_names: ["curl"] })), [ids.b1, ids.b2].sort());
+    assert.deepEqual(
+      advisoryIds(await list({ artifact_names: ["curl"] })),
+      [ids.b1, ids.b2].sort(),
+    );
     const both = [ids.a1, ids.a2, ids.a3, ids.b1, ids.b2].sort();
     assert.deepEqual(advisoryIds(await list({ artifact_names: ["curl", "openssl"] })), both);
     assert.deepEqual(advisoryIds(await list({ artifact_names: ["curl,openssl"] })), both);
@@ -183,40 +201,70 @@ matrix("Advisories", (h) => {
   });
 
   it("filters by advisory ids and refuses ids that are not CGA ids", async () => {
-    assert.deepEqual(advisoryIds(await list({ advisory_ids: [`${ids.a1},${ids.c1}`] })), [ids.a1, ids.c1]);
+    assert.deepEqual(advisoryIds(await list({ advisory_ids: [`${ids.a1},${ids.c1}`] })), [
+      ids.a1,
+      ids.c1,
+    ]);
     assert.deepEqual(advisoryIds(await list({ advisory_ids: [ids.a1, ids.c1] })), [ids.a1, ids.c1]);
     for (const bad of ["CVE-2024-0001", "CGA-aaaa-bbbb-cccc", "cga-2222-3333-4444"]) {
       const result = failed(await api.listAdvisories({ advisory_ids: [bad] }));
       assert.equal(result.code, 3, bad);
-      assert.deepEqual(violations(result).map((v) => v.field), ["advisory_ids"]);
+      assert.deepEqual(
+        violations(result).map((v) => v.field),
+        ["advisory_ids"],
+      );
     }
   });
 
   it("filters by aliases, component names, event types and the latest event type", async () => {
-    assert.deepEqual(advisoryIds(await list({ aliases: ["CVE-2024-0001"] })), [ids.a1, ids.p1].sort());
-    assert.deepEqual(advisoryIds(await list({ aliases: ["GHSA-xxxx-wwww-vvvv,CVE-2024-0003"] })), [ids.a3, ids.b2].sort());
+    assert.deepEqual(
+      advisoryIds(await list({ aliases: ["CVE-2024-0001"] })),
+      [ids.a1, ids.p1].sort(),
+    );
+    assert.deepEqual(
+      advisoryIds(await list({ aliases: ["GHSA-xxxx-wwww-vvvv,CVE-2024-0003"] })),
+      [ids.a3, ids.b2].sort(),
+    );
     assert.deepEqual(
       advisoryIds(await list({ component_names: ["github.com/example/lib"] })),
       [ids.a1, ids.c1, ids.p1].sort(),
     );
     assert.deepEqual(
-      advisoryIds(await list({ event_types: ["EVENT_TYPE_FALSE_POSITIVE_DETERMINATION", "EVENT_TYPE_PENDING_UPSTREAM_FIX"] })),
+      advisoryIds(
+        await list({
+          event_types: [
+            "EVENT_TYPE_FALSE_POSITIVE_DETERMINATION",
+            "EVENT_TYPE_PENDING_UPSTREAM_FIX",
+          ],
+        }),
+      ),
       [ids.a2, ids.b1].sort(),
     );
     assert.deepEqual(advisoryIds(await list({ event_types: ["EVENT_TYPE_DETECTION"] })).length, 7);
-    assert.deepEqual(advisoryIds(await list({ latest_event_type: "EVENT_TYPE_FIXED" })), [ids.a1, ids.c1, ids.p1].sort());
-    assert.deepEqual(advisoryIds(await list({ latest_event_type: "EVENT_TYPE_FIX_NOT_PLANNED" })), [ids.b2]);
+    assert.deepEqual(
+      advisoryIds(await list({ latest_event_type: "EVENT_TYPE_FIXED" })),
+      [ids.a1, ids.c1, ids.p1].sort(),
+    );
+    assert.deepEqual(advisoryIds(await list({ latest_event_type: "EVENT_TYPE_FIX_NOT_PLANNED" })), [
+      ids.b2,
+    ]);
     assert.deepEqual(advisoryIds(await list({ latest_event_type: "EVENT_TYPE_DETECTION" })), []);
   });
 
   it("searches artifact, component and aliases case-insensitively with query", async () => {
     assert.deepEqual(advisoryIds(await list({ query: "OpenSS" })), [ids.a1, ids.a2, ids.a3].sort());
     assert.deepEqual(advisoryIds(await list({ query: "ghsa-xxxx" })), [ids.b2]);
-    assert.deepEqual(advisoryIds(await list({ query: "EXAMPLE/LIB" })), [ids.a1, ids.c1, ids.p1].sort());
+    assert.deepEqual(
+      advisoryIds(await list({ query: "EXAMPLE/LIB" })),
+      [ids.a1, ids.c1, ids.p1].sort(),
+    );
     assert.deepEqual(advisoryIds(await list({ query: "%" })), []);
     assert.deepEqual(advisoryIds(await list({ query: "_" })), []);
     const long = failed(await api.listAdvisories({ query: "x".repeat(257) }));
-    assert.deepEqual(violations(long).map((v) => v.field), ["query"]);
+    assert.deepEqual(
+      violations(long).map((v) => v.field),
+      ["query"],
+    );
   });
 
   it("scopes with uidp.descendants_of and combines filters", async () => {
@@ -226,19 +274,33 @@ matrix("Advisories", (h) => {
       [ids.b1, ids.b2, ids.c1].sort(),
     );
     assert.deepEqual(
-      advisoryIds(await list({ artifact_names: ["openssl"], latest_event_type: "EVENT_TYPE_FIXED" })),
+      advisoryIds(
+        await list({ artifact_names: ["openssl"], latest_event_type: "EVENT_TYPE_FIXED" }),
+      ),
       [ids.a1],
     );
   });
 
   it("pages across filters in every order, with skip", async () => {
-    for (const order of ["advisory_id", "advisory_id desc", "name", "name desc", "created_at", "update_time desc"]) {
+    for (const order of [
+      "advisory_id",
+      "advisory_id desc",
+      "name",
+      "name desc",
+      "created_at",
+      "update_time desc",
+    ]) {
       const all = advisoryIds(await list({ order_by: order, query: "c", page_size: 200 }));
       assert.ok(all.length >= 5, order);
       const seen: string[] = [];
       let token = "";
       do {
-        const page = await list({ order_by: order, query: "c", page_size: 2, ...(token ? { page_token: token } : {}) });
+        const page = await list({
+          order_by: order,
+          query: "c",
+          page_size: 2,
+          ...(token ? { page_token: token } : {}),
+        });
         assert.equal(page.totalCount, String(all.length));
         seen.push(...advisoryIds(page));
         token = page.nextPageToken ?? "";
@@ -251,21 +313,34 @@ matrix("Advisories", (h) => {
     const names = (await list({ order_by: "name" })).advisories.map((a: Loose) => a.artifactName);
     assert.deepEqual(names, [...names].sort());
     const page = await list({ page_size: 2, artifact_names: ["openssl"] });
-    const other = failed(await api.listAdvisories({ page_size: 2, artifact_names: ["curl"], page_token: page.nextPageToken }));
-    assert.deepEqual(violations(other).map((v) => v.field), ["page_token"]);
+    const other = failed(
+      await api.listAdvisories({
+        page_size: 2,
+        artifact_names: ["curl"],
+        page_token: page.nextPageToken,
+      }),
+    );
+    assert.deepEqual(
+      violations(other).map((v) => v.field),
+      ["page_token"],
+    );
     const badOrder = failed(await api.listAdvisories({ order_by: "severity" }));
-    assert.deepEqual(violations(badOrder).map((v) => v.field), ["order_by"]);
+    assert.deepEqual(
+      violations(badOrder).map((v) => v.field),
+      ["order_by"],
+    );
   });
 
   it("keeps another organisation's advisories out of reach, and public ones readable", async () => {
-    const other = await h.server.lading.store.db
-      .selectFrom("identities")
-      .select("uid")
-      .execute();
+    const other = await h.server.lading.store.db.selectFrom("identities").select("uid").execute();
     assert.ok(other.length > 0);
     const { bootstrapOrganisation } = await import("../../src/app/index.ts");
     const globex = await bootstrapOrganisation(h.server.lading.store.db, "globex");
-    const outsider = securityApi(h.transport, h.server.apiUrl, await h.server.token(globex.identityUid));
+    const outsider = securityApi(
+      h.transport,
+      h.server.apiUrl,
+      await h.server.token(globex.identityUid),
+    );
     const seen = ok(await outsider.listAdvisories({}));
     assert.deepEqual(advisoryIds(seen), [ids.p1]);
     const a1 = (await list({ advisory_ids: [ids.a1] })).advisories[0];
@@ -273,7 +348,11 @@ matrix("Advisories", (h) => {
     const p1 = seen.advisories[0];
     assert.deepEqual(ok(await outsider.getAdvisory(p1.uid)).advisoryId, ids.p1);
     const denied = failed(
-      await outsider.importAdvisories({ parent: org, format: "IMPORT_FORMAT_ADVISORIES", documents: acmeDocuments }),
+      await outsider.importAdvisories({
+        parent: org,
+        format: "IMPORT_FORMAT_ADVISORIES",
+        documents: acmeDocuments,
+      }),
     );
     assert.equal(denied.code, 5);
     const anonymous = securityApi(h.transport, h.server.apiUrl, undefined);
@@ -282,22 +361,42 @@ matrix("Advisories", (h) => {
 
   it("lets a viewer read but not import, and a publisher import", async () => {
     const roles = Object.fromEntries(
-      (ok(await h.api.list("roles", { page_size: 200 })).roles as Loose[]).map((r) => [r.name, r.uid]),
+      (ok(await h.api.list("roles", { page_size: 200 })).roles as Loose[]).map((r) => [
+        r.name,
+        r.uid,
+      ]),
     );
     const person = async (name: string, role: string) => {
       const identity = ok(await h.api.create("identities", org, { name }));
-      ok(await h.api.create("roleBindings", org, { identityUid: identity.uid, roleUid: roles[role] }));
-      return securityApi(h.transport, h.server.apiUrl, await h.server.token(identity.uid as string));
+      ok(
+        await h.api.create("roleBindings", org, {
+          identityUid: identity.uid,
+          roleUid: roles[role],
+        }),
+      );
+      return securityApi(
+        h.transport,
+        h.server.apiUrl,
+        await h.server.token(identity.uid as string),
+      );
     };
     const viewer = await person("reader", "viewer");
     assert.equal(ok(await viewer.listAdvisories({})).totalCount, "7");
     const denied = failed(
-      await viewer.importAdvisories({ parent: org, format: "IMPORT_FORMAT_ADVISORIES", documents: acmeDocuments.slice(0, 1) }),
+      await viewer.importAdvisories({
+        parent: org,
+        format: "IMPORT_FORMAT_ADVISORIES",
+        documents: acmeDocuments.slice(0, 1),
+      }),
     );
     assert.equal(denied.code, 7);
     const publisher = await person("ci", "advisories.publisher");
     const again = ok(
-      await publisher.importAdvisories({ parent: org, format: "IMPORT_FORMAT_ADVISORIES", documents: acmeDocuments.slice(0, 2) }),
+      await publisher.importAdvisories({
+        parent: org,
+        format: "IMPORT_FORMAT_ADVISORIES",
+        documents: acmeDocuments.slice(0, 2),
+      }),
     );
     assert.equal(again.unchanged, "5");
   });

@@ -31,17 +31,23 @@ matrix("Advisory imports", (h) => {
         ...extra,
       }),
     );
-  const counts = (r: Loose) => [r.created, r.updated, r.withdrawn, r.unchanged, r.rejected].map(Number);
+  const counts = (r: Loose) =>
+    [r.created, r.updated, r.withdrawn, r.unchanged, r.rejected].map(Number);
   const byId = async (id: string) =>
-    ok(await api.listAdvisories({ advisory_ids: [id], show_withdrawn: true })).advisories?.[0] as Loose;
+    ok(await api.listAdvisories({ advisory_ids: [id], show_withdrawn: true }))
+      .advisories?.[0] as Loose;
 
   before(async () => {
     api = securityApi(h.transport, h.server.apiUrl, h.server.org.token);
-    group = ok(await h.api.create("groups", h.server.org.groupUid, { name: "security" })).uid as string;
+    group = ok(await h.api.create("groups", h.server.org.groupUid, { name: "security" }))
+      .uid as string;
   });
 
   it("imports, then imports the same documents again with zero changes", async () => {
-    const docs = [pkg("zlib", [fixedAdvisory(A, "CVE-2024-1000"), fixedAdvisory(B, "CVE-2024-1001")]), pkg("xz", [fixedAdvisory(C, "CVE-2024-3094")])];
+    const docs = [
+      pkg("zlib", [fixedAdvisory(A, "CVE-2024-1000"), fixedAdvisory(B, "CVE-2024-1001")]),
+      pkg("xz", [fixedAdvisory(C, "CVE-2024-3094")]),
+    ];
     const first = await run(docs);
     assert.deepEqual(counts(first), [3, 0, 0, 0, 0]);
     assert.deepEqual([...first.documents].sort(), ["xz", "zlib"]);
@@ -55,9 +61,17 @@ matrix("Advisory imports", (h) => {
     const a = await byId(A);
     const b = await byId(B);
     await new Promise((r) => setTimeout(r, 5));
-    const changed = await run([pkg("zlib", [fixedAdvisory(A, "CVE-2024-1000", "1.0-r2"), fixedAdvisory(B, "CVE-2024-1001")])], {
-      finish: false,
-    });
+    const changed = await run(
+      [
+        pkg("zlib", [
+          fixedAdvisory(A, "CVE-2024-1000", "1.0-r2"),
+          fixedAdvisory(B, "CVE-2024-1001"),
+        ]),
+      ],
+      {
+        finish: false,
+      },
+    );
     assert.deepEqual(counts(changed), [0, 1, 0, 1, 0]);
     const a2 = await byId(A);
     assert.equal(a2.uid, a.uid);
@@ -73,16 +87,22 @@ matrix("Advisory imports", (h) => {
     const b = await byId(B);
     assert.ok(b.deleteTime, "withdrawn advisories carry deleteTime");
     assert.match(b.withdrawnReason, /no longer in zlib/);
-    const listed = ok(await api.listAdvisories({ "uidp.descendants_of": group })).advisories.map((x: Loose) => x.advisoryId);
+    const listed = ok(await api.listAdvisories({ "uidp.descendants_of": group })).advisories.map(
+      (x: Loose) => x.advisoryId,
+    );
     assert.ok(!listed.includes(B), "withdrawn advisories are left out of lists by default");
     assert.equal(ok(await api.getAdvisory(b.uid)).advisoryId, B, "and still readable by uid");
-    const back = await run([pkg("zlib", [fixedAdvisory(A, "CVE-2024-1000", "1.0-r2"), fixedAdvisory(B, "CVE-2024-1001")])]);
+    const back = await run([
+      pkg("zlib", [fixedAdvisory(A, "CVE-2024-1000", "1.0-r2"), fixedAdvisory(B, "CVE-2024-1001")]),
+    ]);
     assert.deepEqual(counts(back), [0, 1, 0, 1, 0]);
     assert.equal((await byId(B)).deleteTime, undefined);
   });
 
   it("with finish, withdraws the documents that no call of the run imported", async () => {
-    const part = await run([pkg("zlib", [fixedAdvisory(A, "CVE-2024-1000", "1.0-r2"), fixedAdvisory(B, "CVE-2024-1001")])]);
+    const part = await run([
+      pkg("zlib", [fixedAdvisory(A, "CVE-2024-1000", "1.0-r2"), fixedAdvisory(B, "CVE-2024-1001")]),
+    ]);
     const end = await run([], { finish: true, knownDocuments: part.documents });
     assert.deepEqual(counts(end), [0, 0, 1, 0, 0]);
     assert.match((await byId(C)).withdrawnReason, /document xz no longer in source ci/);
@@ -92,26 +112,58 @@ matrix("Advisory imports", (h) => {
   });
 
   it("reports malformed records with file and position and imports the rest", async () => {
-    const result = await run([
-      pkg("good", [fixedAdvisory("CGA-5555-5555-5555", "CVE-2024-2000")]),
-      { name: "broken.advisories.yaml", content: "schema-version: 2\npackage: [\n" },
-      { name: "future.advisories.yaml", content: advisoryYaml("future", [fixedAdvisory("CGA-6666-6666-6666", "CVE-2024-2001")], "3") },
-      pkg("mixed", [fixedAdvisory("CGA-7777-7777-7777", "CVE-2024-2002"), fixedAdvisory("CGA-bad", "CVE-2024-2003")]),
-    ], { finish: false });
+    const result = await run(
+      [
+        pkg("good", [fixedAdvisory("CGA-5555-5555-5555", "CVE-2024-2000")]),
+        { name: "broken.advisories.yaml", content: "schema-version: 2\npackage: [\n" },
+        {
+          name: "future.advisories.yaml",
+          content: advisoryYaml(
+            "future",
+            [fixedAdvisory("CGA-6666-6666-6666", "CVE-2024-2001")],
+            "3",
+          ),
+        },
+        pkg("mixed", [
+          fixedAdvisory("CGA-7777-7777-7777", "CVE-2024-2002"),
+          fixedAdvisory("CGA-bad", "CVE-2024-2003"),
+        ]),
+      ],
+      { finish: false },
+    );
     assert.equal(Number(result.created), 2);
     assert.equal(Number(result.rejected), 3);
     const files = result.rejections.map((r: Loose) => r.file).sort();
-    assert.deepEqual(files, ["broken.advisories.yaml", "future.advisories.yaml", "mixed.advisories.yaml"]);
+    assert.deepEqual(files, [
+      "broken.advisories.yaml",
+      "future.advisories.yaml",
+      "mixed.advisories.yaml",
+    ]);
     for (const r of result.rejections) {
       assert.ok(r.position, "every rejection names a position");
       assert.ok(r.reason, "and a reason");
     }
-    assert.match(result.rejections.find((r: Loose) => r.file === "future.advisories.yaml").reason, /newer/);
+    assert.match(
+      result.rejections.find((r: Loose) => r.file === "future.advisories.yaml").reason,
+      /newer/,
+    );
   });
 
   it("validates the request", async () => {
-    const bad = failed(await api.importAdvisories({ parent: "nope", format: "IMPORT_FORMAT_UNSPECIFIED", source: "Bad Source!", documents: [] }));
+    const bad = failed(
+      await api.importAdvisories({
+        parent: "nope",
+        format: "IMPORT_FORMAT_UNSPECIFIED",
+        source: "Bad Source!",
+        documents: [],
+      }),
+    );
     assert.equal(bad.code, 3);
-    assert.deepEqual(violations(bad).map((v) => v.field).sort(), ["documents", "format", "parent", "source"]);
+    assert.deepEqual(
+      violations(bad)
+        .map((v) => v.field)
+        .sort(),
+      ["documents", "format", "parent", "source"],
+    );
   });
 });

@@ -30,7 +30,9 @@ export function queryOf(params: Params): string {
 function requestOf(params: Params): JsonObject {
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(params)) {
-    const path = key.split(".").map((p) => p.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()));
+    const path = key
+      .split(".")
+      .map((p) => p.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()));
     let target = out;
     for (const part of path.slice(0, -1)) {
       target[part] ??= {};
@@ -59,15 +61,31 @@ export function securityApi(
       : grpc(service, method, http[2] ?? requestOf(params));
   return {
     listAdvisories: (p = {}) =>
-      call(AdvisoriesService, "listAdvisories", p, ["GET", `/vulnerabilities/v2/advisories${queryOf(p)}`]),
+      call(AdvisoriesService, "listAdvisories", p, [
+        "GET",
+        `/vulnerabilities/v2/advisories${queryOf(p)}`,
+      ]),
     getAdvisory: (uid) =>
-      call(AdvisoriesService, "getAdvisory", { uid }, ["GET", `/vulnerabilities/v2/advisories/${uid}`]),
+      call(AdvisoriesService, "getAdvisory", { uid }, [
+        "GET",
+        `/vulnerabilities/v2/advisories/${uid}`,
+      ]),
     importAdvisories: (body) =>
-      call(AdvisoriesService, "importAdvisories", {}, ["POST", "/vulnerabilities/v2/advisories:import", body]),
+      call(AdvisoriesService, "importAdvisories", {}, [
+        "POST",
+        "/vulnerabilities/v2/advisories:import",
+        body,
+      ]),
     listDocuments: (p) =>
-      call(SecurityAdvisoryService, "listDocuments", p, ["GET", `/advisory/v2/documents${queryOf(p)}`]),
+      call(SecurityAdvisoryService, "listDocuments", p, [
+        "GET",
+        `/advisory/v2/documents${queryOf(p)}`,
+      ]),
     listMetadata: (p) =>
-      call(SecurityAdvisoryService, "listVulnerabilityMetadata", p, ["GET", `/advisory/v2/metadata${queryOf(p)}`]),
+      call(SecurityAdvisoryService, "listVulnerabilityMetadata", p, [
+        "GET",
+        `/advisory/v2/metadata${queryOf(p)}`,
+      ]),
     listResolved: (p) =>
       call(SecurityAdvisoryService, "listResolvedVulnsReports", p, [
         "GET",

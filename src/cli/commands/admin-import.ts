@@ -1,13 +1,16 @@
+import { isUidp } from "../../uidp/index.ts";
 import {
+  addSummary,
+  detectFormat,
+  emptySummary,
   ensurePublicAdvisoriesGroup,
   type ImportFormatName,
   importFeed,
   importFormats,
 } from "../../vulnerabilities/index.ts";
-import { isUidp } from "../../uidp/index.ts";
 import { UsageError } from "../cli-context.ts";
 import { flagText, type GroupNode, type LocalVerbNode, type ParsedArgs } from "../command-spec.ts";
-import { feedFiles, readFeedInputs } from "../feed-inputs.ts";
+import { feedFiles, peekFeedFile, readFeedInputs } from "../feed-inputs.ts";
 import { progressLine, summaryText } from "../import-report.ts";
 import type { StoreTools } from "./admin-store.ts";
 import { configFlags } from "./config-flags.ts";
@@ -23,7 +26,10 @@ const what: Record<ImportFormatName, string> = {
   epss: "a FIRST EPSS daily CSV (optionally gzipped)",
 };
 
-type WithStore = (parsed: ParsedArgs, work: (tools: StoreTools) => Promise<void>) => Promise<number>;
+type WithStore = (
+  parsed: ParsedArgs,
+  work: (tools: StoreTools) => Promise<void>,
+) => Promise<number>;
 
 function importVerb(format: ImportFormatName, withStore: WithStore): LocalVerbNode {
   const spec = importFormats[format];
@@ -35,50 +41,140 @@ function importVerb(format: ImportFormatName, withStore: WithStore): LocalVerbNo
     minArgs: 1,
     maxArgs: Number.POSITIVE_INFINITY,
     flags: [
-      { name: "source", value: "NAME", help: `groups what is imported, for withdrawal (default ${format})` },
+      {
+        name: "source",
+        value: "NAME",
+        help: `groups what is imported, for withdrawal (default ${format})`,
+      },
       {
         name: "partial",
         type: "boolean",
         help: "the paths are not the whole source: withdraw nothing that is not in them",
       },
-      { name: "group", value: "UID", help: "import under this group (default: the public advisories group)" },
+      {
+        name: "group",
+        value: "UID",
+        help: "import under this group (default: the public advisories group)",
+      },
       ...configFlags,
     ],
-    examples: [`lading admin import ${format} ./feeds/${format}/`, `cat feed | lading admin import ${format} -`],
+    examples: [
+      `lading admin import ${format} ./feeds/${format}/`,
+      `cat feed | lading admin import ${format} -`,
+    ],
     run: async (parsed, out) => {
       const source = flagText(parsed, "source") ?? format;
-      if (!SOURCE.test(source)) throw new UsageError("--source must match ^[a-z0-9][a-z0-9._-]{0,62}$");
+      if (!SOURCE.test(source))
+        throw new UsageError("--source must match ^[a-z0-9][a-z0-9._-]{0,62}$");
       const group = flagText(parsed, "group");
-      if (group !== undefined && !isUidp(group)) throw new UsageError("--group must be a group uid");
+      if (group !== undefined && !isUidp(group))
+        throw new UsageError("--group must be a group uid");
       const files = await feedFiles(parsed.args, spec.extensions);
-      return withStore(parsed, async ({ store }) => {
-        const db = store.db;
-        const parentUid = group ?? (await ensurePublicAdvisoriesGroup(db));
-        if (group) {
-          const found = await db.selectFrom("groups").select("uid").where("uid", "=", group).executeTakeFirst();
-          if (!found) throw new UsageError(`no group ${group}`);
-        }
-        const progress = progressLine(out.stderr, files.length);
-        const started = Date.now();
-        let records = 0;
-        const { summary } = await importFeed(
-          db,
-          { parentUid, source, author: `import:${source}` },
-          spec.parser,
-          readFeedInputs(files),
-          {
-            finish: spec.advisories && parsed.flags.partial !== true,
-            onProgress: (p) => {
-              records = p.records;
-              progress.update(p);
-            },
-          },
-        );
-        progress.done();
-        out.stdout.write(summaryText(summary, (Date.now() - started) / 1000, records));
-      });
+      return runImports(parsed, out, withStore, [[format, files]], []);
     },
   };
+}
+
+const allExtensions = [...new Set(Object.values(importFormats).flatMap((f) => f.extensions))];
+
+/** `lading admin import any PATH...`: every file's format detected, each imported as its own. */
+function anyVerb(withStore: WithStore): LocalVerbNode {
+  return {
+    kind: "local",
+    name: "any",
+    summary: "Import feed files of any format, detecting each file's format",
+    args: "PATH...",
+    minArgs: 1,
+    maxArgs: Number.POSITIVE_INFINITY,
+    flags: [
+      {
+        name: "partial",
+        type: "boolean",
+        help: "the paths are not the whole sources: withdraw nothing else",
+      },
+      {
+        name: "group",
+        value: "UID",
+        help: "import under this group (default: the public advisories group)",
+      },
+      ...configFlags,
+    ],
+    examples: ["lading admin import any ./feeds/"],
+    run: async (parsed, out) => {
+      const byFormat = new Map<ImportFormatName, string[]>();
+      const unknown: string[] = [];
+      for (const file of await feedFiles(parsed.args, allExtensions)) {
+        if (file === "-")
+          throw new UsageError(
+            "lading admin import any reads files; name the format to read standard input",
+          );
+        const format = detectFormat(file, await peekFeedFile(file));
+        if (format) byFormat.set(format, [...(byFormat.get(format) ?? []), file]);
+        else unknown.push(file);
+      }
+      return runImports(parsed, out, withStore, [...byFormat], unknown);
+    },
+  };
+}
+
+/** Imports each format's files under its own source, and prints one summary. */
+function runImports(
+  parsed: ParsedArgs,
+  out: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+  withStore: WithStore,
+  work: [ImportFormatName, string[]][],
+  unknown: string[],
+): Promise<number> {
+  const single = work.length === 1 ? work[0][0] : undefined;
+  const source = flagText(parsed, "source") ?? single;
+  if (source !== undefined && !SOURCE.test(source))
+    throw new UsageError("--source must match ^[a-z0-9][a-z0-9._-]{0,62}$");
+  const group = flagText(parsed, "group");
+  if (group !== undefined && !isUidp(group)) throw new UsageError("--group must be a group uid");
+  return withStore(parsed, async ({ store }) => {
+    const db = store.db;
+    const parentUid = group ?? (await ensurePublicAdvisoriesGroup(db));
+    if (group) {
+      const found = await db
+        .selectFrom("groups")
+        .select("uid")
+        .where("uid", "=", group)
+        .executeTakeFirst();
+      if (!found) throw new UsageError(`no group ${group}`);
+    }
+    const total = work.reduce((n, [, files]) => n + files.length, 0);
+    const progress = progressLine(out.stderr, total);
+    const started = Date.now();
+    const summary = emptySummary();
+    let records = 0;
+    let filesDone = 0;
+    for (const [format, files] of work) {
+      const spec = importFormats[format];
+      const name = source ?? format;
+      const before = { files: filesDone, records };
+      const result = await importFeed(
+        db,
+        { parentUid, source: name, author: `import:${name}` },
+        spec.parser,
+        readFeedInputs(files),
+        {
+          finish: spec.advisories && parsed.flags.partial !== true,
+          onProgress: (p) => {
+            records = before.records + p.records;
+            filesDone = before.files + p.files;
+            progress.update({ files: filesDone, records });
+          },
+        },
+      );
+      addSummary(summary, result.summary);
+    }
+    for (const file of unknown) {
+      summary.rejected++;
+      summary.rejections.push({ file, position: "file", reason: "not a format Lading imports" });
+    }
+    progress.done();
+    out.stdout.write(summaryText(summary, (Date.now() - started) / 1000, records));
+  });
 }
 
 /** `lading admin import FORMAT PATH...`. */
@@ -87,6 +183,9 @@ export function adminImportCommands(withStore: WithStore): GroupNode {
     kind: "group",
     name: "import",
     summary: "Import advisories and vulnerability metadata from feed files into the store",
-    children: (Object.keys(importFormats) as ImportFormatName[]).map((f) => importVerb(f, withStore)),
+    children: [
+      ...(Object.keys(importFormats) as ImportFormatName[]).map((f) => importVerb(f, withStore)),
+      anyVerb(withStore),
+    ],
   };
 }

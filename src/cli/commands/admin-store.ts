@@ -1,5 +1,5 @@
-import type { LadingConfig } from "../../config/index.ts";
 import type { TokenIssuer } from "../../auth/index.ts";
+import type { LadingConfig } from "../../config/index.ts";
 import type { MetadataStore } from "../../store/metadata/index.ts";
 
 /** What an admin command gets: the migrated store and a token issuer for it. */

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { bootstrapOrganisation } from "../../app/index.ts";
-import { createTokenIssuer, ensureBuiltInRoles, type TokenIssuer } from "../../auth/index.ts";
+import { createTokenIssuer, ensureBuiltInRoles } from "../../auth/index.ts";
 import { type LadingConfig, urlForAddress } from "../../config/index.ts";
 import { createMetadataStore, type MetadataStore } from "../../store/metadata/index.ts";
 import { isUidp } from "../../uidp/index.ts";
@@ -38,7 +38,6 @@ async function hasNoOrganisations(store: MetadataStore): Promise<boolean> {
 
 /** Longest token `lading admin token` mints: 30 days. */
 const maxAdminTtlSeconds = 30 * 86400;
-
 
 /** Opens the store the flags name, brings it up to date and runs `work` on it. */
 async function withStore(

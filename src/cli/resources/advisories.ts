@@ -26,7 +26,10 @@ const eventTypes = [
 
 const eventTypeEnum = (name: string) => `EVENT_TYPE_${name.toUpperCase().replaceAll("-", "_")}`;
 const eventTypeWord = (value: unknown) =>
-  String(value ?? "").replace(/^EVENT_TYPE_/, "").toLowerCase().replaceAll("_", "-");
+  String(value ?? "")
+    .replace(/^EVENT_TYPE_/, "")
+    .toLowerCase()
+    .replaceAll("_", "-");
 
 const columns: Column[] = [
   field("advisory", "advisoryId"),
@@ -49,7 +52,12 @@ const filters: FlagSpec[] = [
   { name: "under", value: "UID", help: "only advisories anywhere below this group" },
   { name: "artifact", value: "NAME", multiple: true, help: "only these artifacts (packages)" },
   { name: "id", value: "CGA-ID", multiple: true, help: "only these advisory ids" },
-  { name: "alias", value: "ID", multiple: true, help: "only advisories with this alias (CVE, GHSA, …)" },
+  {
+    name: "alias",
+    value: "ID",
+    multiple: true,
+    help: "only advisories with this alias (CVE, GHSA, …)",
+  },
   { name: "component", value: "NAME", multiple: true, help: "only these component names" },
   {
     name: "event-type",
@@ -58,8 +66,17 @@ const filters: FlagSpec[] = [
     choices: eventTypes,
     help: "only advisories with an event of this type",
   },
-  { name: "status", value: "TYPE", choices: eventTypes, help: "only advisories whose latest event is of this type" },
-  { name: "query", value: "TEXT", help: "case-insensitive substring of artifact, component or alias" },
+  {
+    name: "status",
+    value: "TYPE",
+    choices: eventTypes,
+    help: "only advisories whose latest event is of this type",
+  },
+  {
+    name: "query",
+    value: "TEXT",
+    help: "case-insensitive substring of artifact, component or alias",
+  },
   { name: "show-withdrawn", type: "boolean", help: "include withdrawn advisories" },
 ];
 
@@ -101,15 +118,34 @@ function importVerb(): VerbNode {
     minArgs: 1,
     maxArgs: Number.POSITIVE_INFINITY,
     flags: [
-      { name: "parent", value: "GROUP", required: true, help: "the group the advisories belong to" },
-      { name: "format", value: "FORMAT", choices: Object.keys(formats), help: "the files' format (default advisories)" },
-      { name: "source", value: "NAME", help: "groups what is imported, for withdrawal (default api)" },
-      { name: "partial", type: "boolean", help: "the paths are not the whole source: withdraw nothing else" },
+      {
+        name: "parent",
+        value: "GROUP",
+        required: true,
+        help: "the group the advisories belong to",
+      },
+      {
+        name: "format",
+        value: "FORMAT",
+        choices: Object.keys(formats),
+        help: "the files' format (default advisories)",
+      },
+      {
+        name: "source",
+        value: "NAME",
+        help: "groups what is imported, for withdrawal (default api)",
+      },
+      {
+        name: "partial",
+        type: "boolean",
+        help: "the paths are not the whole source: withdraw nothing else",
+      },
     ],
     examples: ["lading advisories import ./advisories/ --parent $ORG --source ci"],
     async run(ctx, parsed) {
       const format = (flagText(parsed, "format") ?? "advisories") as keyof typeof formats;
-      if (!Object.hasOwn(formats, format)) throw new UsageError("--format must be advisories, osv or openvex");
+      if (!Object.hasOwn(formats, format))
+        throw new UsageError("--format must be advisories, osv or openvex");
       const files = await feedFiles(parsed.args, formats[format]);
       const api = createApiClient(ctx);
       const base = {
@@ -117,7 +153,14 @@ function importVerb(): VerbNode {
         format: `IMPORT_FORMAT_${format.toUpperCase()}`,
         source: flagText(parsed, "source") ?? "",
       };
-      const totals = { created: 0, updated: 0, withdrawn: 0, unchanged: 0, rejected: 0, rejections: [] as Json[] };
+      const totals = {
+        created: 0,
+        updated: 0,
+        withdrawn: 0,
+        unchanged: 0,
+        rejected: 0,
+        rejections: [] as Json[],
+      };
       const known: string[] = [];
       const add = (answer: Json) => {
         for (const key of ["created", "updated", "withdrawn", "unchanged", "rejected"] as const) {
@@ -146,12 +189,16 @@ function importVerb(): VerbNode {
       };
       for await (const input of readFeedInputs(files)) {
         const bytes = Buffer.byteLength(input.text) + input.file.length + 64;
-        if (bytes > maxBatchBytes) throw new UsageError(`${input.file}: larger than ${maxBatchBytes} bytes; split it`);
+        if (bytes > maxBatchBytes)
+          throw new UsageError(`${input.file}: larger than ${maxBatchBytes} bytes; split it`);
         if (size + bytes > maxBatchBytes || batch.length >= 1000) await send(false);
         batch.push({ name: input.file, content: input.text });
         size += bytes;
         done++;
-        progress.update({ files: done, records: totals.created + totals.updated + totals.unchanged + totals.rejected });
+        progress.update({
+          files: done,
+          records: totals.created + totals.updated + totals.unchanged + totals.rejected,
+        });
       }
       await send(parsed.flags.partial !== true);
       progress.done();
@@ -206,7 +253,8 @@ export const vulnsMetadata: VerbNode = {
       { header: "kev", value: (r) => (r.kev ? `yes, since ${r.kevDateAdded}` : "no") },
       {
         header: "epss",
-        value: (r) => (r.epssScore === undefined ? "" : `${r.epssScore} (p${r.epssPercentile}, ${r.epssDate})`),
+        value: (r) =>
+          r.epssScore === undefined ? "" : `${r.epssScore} (p${r.epssPercentile}, ${r.epssDate})`,
       },
       { header: "cwes", value: (r) => ((r.cwes as string[] | undefined) ?? []).join(",") },
       { header: "summary", value: (r) => String(r.summary || r.details || "").slice(0, 80) },

@@ -2,5 +2,5 @@ export * from "./metadata-store.ts";
 export { precompiled } from "./precompiled.ts";
 export type * from "./schema.ts";
 export { identityExtras } from "./schema.ts";
-export * from "./settings.ts";
 export type * from "./security-data-schema.ts";
+export * from "./settings.ts";

@@ -149,7 +149,11 @@ test("artifacts from purls: images, libraries with their namespace, Maven as gro
     [
       ["vex:v.json:CVE-2024-1111:pkg:oci/dhi%2Fbusybox", "dhi/busybox", "image"],
       ["vex:v.json:CVE-2024-1111:pkg:docker/dhi/busybox", "dhi/busybox", "image"],
-      ["vex:v.json:CVE-2024-1111:pkg:maven/org.apache/commons-io", "org.apache:commons-io", "library"],
+      [
+        "vex:v.json:CVE-2024-1111:pkg:maven/org.apache/commons-io",
+        "org.apache:commons-io",
+        "library",
+      ],
       ["vex:v.json:CVE-2024-1111:pkg:golang/k8s.io/apiserver", "k8s.io/apiserver", "library"],
       ["vex:v.json:CVE-2024-1111:pkg:npm/%40scope/name", "@scope/name", "library"],
       ["vex:v.json:CVE-2024-1111:pkg:pypi/jinja2", "jinja2", "library"],
@@ -284,7 +288,10 @@ test("documents that share an @id are told apart by file name; from stdin the @i
   const doc = document([statement({ timestamp: "2024-02-01T00:00:00Z" })]);
   const a = parseOpenVex({ file: "feeds/a.vex.json", text: JSON.stringify(doc) });
   const b = parseOpenVex({ file: "feeds/b.vex.json", text: JSON.stringify(doc) });
-  assert.deepEqual([a.advisories[0].document, b.advisories[0].document], ["a.vex.json", "b.vex.json"]);
+  assert.deepEqual(
+    [a.advisories[0].document, b.advisories[0].document],
+    ["a.vex.json", "b.vex.json"],
+  );
   assert.notEqual(a.advisories[0].key, b.advisories[0].key);
   assert.equal(a.advisories[0].advisoryId, b.advisories[0].advisoryId);
   const stdin = parseOpenVex({ file: "-", text: JSON.stringify(doc) });

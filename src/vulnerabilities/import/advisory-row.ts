@@ -44,7 +44,10 @@ export function advisoryContent(
     a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0,
   );
   const stored: StoredEvent[] = events.map((event, i) => ({
-    uid: `${uid}/${createHash("sha256").update(`${i}\n${JSON.stringify(event)}`).digest("hex").slice(0, 16)}`,
+    uid: `${uid}/${createHash("sha256")
+      .update(`${i}\n${JSON.stringify(event)}`)
+      .digest("hex")
+      .slice(0, 16)}`,
     ...event,
   }));
   const latest = events.at(-1);

@@ -57,8 +57,10 @@ export class AdvisoryWriter {
     }
     const documents = [...new Set(unique.map((r) => r.document))];
     for (const d of documents) this.#documents.add(d);
-    await this.#withdrawWhere(documents, (row) => !this.#seen.has(row.uid), (row) =>
-      `no longer in ${row.document}`,
+    await this.#withdrawWhere(
+      documents,
+      (row) => !this.#seen.has(row.uid),
+      (row) => `no longer in ${row.document}`,
     );
   }
 
@@ -68,8 +70,10 @@ export class AdvisoryWriter {
    */
   async finish(knownDocuments: readonly string[] = []): Promise<void> {
     const kept = new Set([...this.#documents, ...knownDocuments, ...this.#damaged]);
-    await this.#withdrawWhere(undefined, (row) => !kept.has(row.document), (row) =>
-      `document ${row.document} no longer in source ${this.#target.source}`,
+    await this.#withdrawWhere(
+      undefined,
+      (row) => !kept.has(row.document),
+      (row) => `document ${row.document} no longer in source ${this.#target.source}`,
     );
   }
 
@@ -200,6 +204,7 @@ async function insertChunked<T extends "advisories" | "advisory_aliases">(
   const perInsert = Math.max(1, Math.floor(30000 / columns));
   for (const part of chunk(rows, perInsert)) {
     // biome-ignore lint/suspicious/noExplicitAny: the row type follows the table chosen
-    await trx.insertInto(table as any).values(part as any).execute();
+    const anyTrx = trx as Transaction<any>;
+    await anyTrx.insertInto(table).values(part).execute();
   }
 }

@@ -1,6 +1,11 @@
 import type { Kysely } from "kysely";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
-import type { AdvisoryRecord, FeedInput, FeedParser, VulnerabilityRecord } from "../feeds/feed-records.ts";
+import type {
+  AdvisoryRecord,
+  FeedInput,
+  FeedParser,
+  VulnerabilityRecord,
+} from "../feeds/feed-records.ts";
 import type { ImportTarget } from "./advisory-row.ts";
 import { AdvisoryWriter } from "./advisory-writer.ts";
 import { addRejections, emptySummary, type ImportSummary } from "./import-summary.ts";

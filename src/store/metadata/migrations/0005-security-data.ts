@@ -91,5 +91,4 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on("vulnerability_aliases")
     .columns(["alias"])
     .execute();
-
 }
