@@ -227,8 +227,9 @@ function eventLines(
         ...head("detection"),
         "        data:",
         "          type: nvdapi",
-        `          cpeSearched: cpe:2.3:a:*:${pkg}:*:*:*:*:*:*:*:*`,
-        `          cpeFound: cpe:2.3:a:${pkg}:${pkg}:*:*:*:*:*:*:*:*`,
+        "          data:",
+        `            cpeSearched: cpe:2.3:a:*:${pkg}:*:*:*:*:*:*:*:*`,
+        `            cpeFound: cpe:2.3:a:${pkg}:${pkg}:*:*:*:*:*:*:*:*`,
       ];
     case "s": {
       const [component, version, type, location] = pick(COMPONENTS);
@@ -237,13 +238,14 @@ function eventLines(
         ...head("detection"),
         "        data:",
         "          type: scan/v1",
-        `          subpackageName: ${sub}`,
-        `          componentID: "${hex(random)}${hex(random)}"`,
-        `          componentName: ${component.replace("{pkg}", pkg)}`,
-        `          componentVersion: ${version}`,
-        `          componentType: ${type}`,
-        `          componentLocation: ${location.replace("{pkg}", pkg)}`,
-        "          scanner: grype",
+        "          data:",
+        `            subpackageName: ${sub}`,
+        `            componentID: "${hex(random)}${hex(random)}"`,
+        `            componentName: ${component.replace("{pkg}", pkg)}`,
+        `            componentVersion: ${version}`,
+        `            componentType: ${type}`,
+        `            componentLocation: ${location.replace("{pkg}", pkg)}`,
+        "            scanner: grype",
       ];
     }
     case "f":

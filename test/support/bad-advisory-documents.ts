@@ -77,7 +77,7 @@ export function badAdvisoryDocuments(): AdvisoryDocument[] {
       advisory(
         "CGA-5555-6666-7777",
         cve,
-        "      - timestamp: 2024-02-01T00:00:00Z\n        type: detection\n        data:\n          type: scan/v1\n          componentName: x\n",
+        "      - timestamp: 2024-02-01T00:00:00Z\n        type: detection\n        data:\n          type: scan/v1\n          data:\n            componentName: x\n",
       ),
       "2.0.1",
     ),

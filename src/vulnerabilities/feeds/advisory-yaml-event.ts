@@ -40,6 +40,9 @@ const SCAN_KEYS: [string, keyof DetectionRecord][] = [
   ["scanner", "scanner"],
 ];
 
+/** nvdapi data keys, which keep their names in the record. */
+const NVD_KEYS = ["cpeSearched", "cpeFound"];
+
 /** A clock skew allowance: a timestamp this far ahead of the importer's clock is accepted. */
 export const futureTolerance = 5 * 60 * 1000;
 
@@ -117,30 +120,41 @@ function fillData(
   return undefined;
 }
 
+/**
+ * A detection's data: `type` names the kind and, as in wolfictl's `Detection{Type, Data}`,
+ * the kind's own fields sit one level down under `data` (`data.data`). `manual` has none.
+ */
 function readDetection(
   data: Record<string, unknown>,
   version: SchemaVersion,
 ): Result<DetectionRecord> {
   const kind = data.type;
   if (kind === "manual") return { value: { type: "manual" } };
+  if (kind !== "nvdapi" && kind !== "scan/v1") {
+    return { error: `detection type ${JSON.stringify(kind)} is not manual, nvdapi or scan/v1` };
+  }
+  if (kind === "scan/v1" && compareSchemaVersions(version, scanDetectionSince) < 0) {
+    return {
+      error: `scan/v1 needs schema-version ${formatSchemaVersion(scanDetectionSince)} or newer; the document is ${formatSchemaVersion(version)}`,
+    };
+  }
+  const fields = kind === "nvdapi" ? NVD_KEYS : SCAN_KEYS.map(([key]) => key);
+  // The flat form (fields beside `type`) is not the document format: refuse it by name.
+  if (fields.some((key) => key in data)) {
+    return { error: `${kind} detection data belongs under data.data` };
+  }
+  const inner = data.data ?? {};
+  if (!isObject(inner)) return { error: `${kind} detection data.data must be a mapping` };
   if (kind === "nvdapi") {
-    const { cpeSearched, cpeFound } = data;
+    const { cpeSearched, cpeFound } = inner;
     if (typeof cpeSearched !== "string" || typeof cpeFound !== "string") {
       return { error: "an nvdapi detection needs cpeSearched and cpeFound" };
     }
     return { value: { type: "nvdapi", cpeSearched, cpeFound } };
   }
-  if (kind !== "scan/v1") {
-    return { error: `detection type ${JSON.stringify(kind)} is not manual, nvdapi or scan/v1` };
-  }
-  if (compareSchemaVersions(version, scanDetectionSince) < 0) {
-    return {
-      error: `scan/v1 needs schema-version ${formatSchemaVersion(scanDetectionSince)} or newer; the document is ${formatSchemaVersion(version)}`,
-    };
-  }
   const detection: DetectionRecord = { type: "scan/v1" };
   for (const [key, field] of SCAN_KEYS) {
-    const value = data[key];
+    const value = inner[key];
     if (value === undefined) continue;
     if (typeof value !== "string") return { error: `scan/v1 ${key} must be text` };
     (detection as unknown as Record<string, string>)[field] = value;

@@ -31,12 +31,22 @@ test("the fixture folder parses with no rejection: 400 advisories in 37 document
       );
       if (stamps.some((m, i) => i > 0 && m[1] < stamps[i - 1][1])) outOfOrder++;
       for (const e of advisory.events) {
+        // The detection fields are read from the nested data.data of the documents.
+        if (e.detection?.type === "scan/v1") {
+          assert.ok(e.detection.componentName && e.detection.componentType, file);
+          assert.ok(e.detection.scanner === "grype" && e.detection.componentId, file);
+        }
+        if (e.detection?.type === "nvdapi") {
+          assert.match(e.detection.cpeSearched ?? "", /^cpe:2\.3:a:\*:/, file);
+          assert.match(e.detection.cpeFound ?? "", /^cpe:2\.3:a:/, file);
+        }
         const kind = [e.type, e.detection?.type, e.falsePositiveType].filter(Boolean).join(":");
         kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
       }
     }
   }
   assert.equal(advisories, fixtureAdvisoryCount);
+  assert.ok((kinds.get("detection:scan/v1") ?? 0) > 0 && (kinds.get("detection:nvdapi") ?? 0) > 0);
   assert.ok(outOfOrder > 0);
   assert.equal(kinds.size, 3 + 1 + 1 + 7 + 4 - 1); // detections, tp, fixed, 7 fp, fnp, pending, anp
   assert.deepEqual(

@@ -55,20 +55,21 @@ test("an advisory becomes one record keyed by its CGA id, in the wolfi namespace
 test("every event kind and its data round-trips", () => {
   const scan = [
     "          type: scan/v1",
-    "          subpackageName: example-compat",
-    '          componentID: "abc123"',
-    "          componentName: golang.org/x/net",
-    "          componentVersion: v0.17.0",
-    "          componentType: go-module",
-    "          componentLocation: /usr/bin/example",
-    "          scanner: grype",
+    "          data:",
+    "            subpackageName: example-compat",
+    '            componentID: "abc123"',
+    "            componentName: golang.org/x/net",
+    "            componentVersion: v0.17.0",
+    "            componentType: go-module",
+    "            componentLocation: /usr/bin/example",
+    "            scanner: grype",
     "",
   ].join("\n");
   const events = [
     event("detection", "          type: manual\n", "2024-01-01T00:00:00Z"),
     event(
       "detection",
-      "          type: nvdapi\n          cpeSearched: cpe:2.3:a:*:x\n          cpeFound: cpe:2.3:a:x:x\n",
+      "          type: nvdapi\n          data:\n            cpeSearched: cpe:2.3:a:*:x\n            cpeFound: cpe:2.3:a:x:x\n",
       "2024-01-02T00:00:00Z",
     ),
     event("detection", scan, "2024-01-03T00:00:00Z"),
@@ -145,7 +146,7 @@ test("every false-positive type is read; another type is refused", () => {
 
 test("events are sorted by time, ties keeping the file's order; the latest scan names the component", () => {
   const scan = (name: string) =>
-    `          type: scan/v1\n          componentName: ${name}\n          componentType: npm\n          componentLocation: /${name}\n`;
+    `          type: scan/v1\n          data:\n            componentName: ${name}\n            componentType: npm\n            componentLocation: /${name}\n`;
   const events = [
     event("fixed", "          fixed-version: 1.0-r1\n", "2024-05-01T00:00:00Z"),
     event("detection", scan("late"), "2024-04-01T00:00:00Z"),
@@ -203,11 +204,40 @@ test("pending-upstream-fix needs 2.0.1 and scan/v1 needs 2.0.2: in an older docu
     /needs schema-version 2\.0\.1 or newer; the document is 2$/,
   );
   assert.deepEqual(parse({ file: "-", text: doc(pending, "2.0.1") }).rejected, []);
-  const scan = one(event("detection", "          type: scan/v1\n          componentName: x\n"));
+  const scan = one(
+    event("detection", "          type: scan/v1\n          data:\n            componentName: x\n"),
+  );
   assert.match(
     parse({ file: "-", text: doc(scan, "2.0.1") }).rejected[0].reason,
     /scan\/v1 needs schema-version 2\.0\.2 or newer; the document is 2\.0\.1$/,
   );
+});
+
+test("the flat detection form (fields beside type) is refused: they belong under data.data", () => {
+  const good = one(event("detection", "          type: manual\n"));
+  const flat = [
+    ["scan/v1", "          componentName: x\n          componentType: npm\n"],
+    ["nvdapi", "          cpeSearched: cpe:2.3:a:*:x\n          cpeFound: cpe:2.3:a:x:x\n"],
+  ];
+  for (const [kind, fields] of flat) {
+    const bad = one(
+      event("detection", `          type: ${kind}\n${fields}`),
+      "      - CVE-2024-1234\n",
+      "CGA-3456-789c-fghj",
+    );
+    const feed = parse({ file: "example.advisories.yaml", text: doc(`${good}${bad}`) });
+    assert.equal(feed.advisories.length, 1, kind);
+    assert.deepEqual(
+      feed.rejected.map((r) => [r.position, r.reason]),
+      [
+        [
+          "advisories[1].events[0] (line 17)",
+          `CGA-3456-789c-fghj: detection: ${kind} detection data belongs under data.data`,
+        ],
+      ],
+      kind,
+    );
+  }
 });
 
 test("a bad advisory is refused with its line while the others are kept", () => {
@@ -317,6 +347,39 @@ test("a bad advisory is refused with its line while the others are kept", () => 
         "CGA-3456-789c-fghj",
       ),
       /nvdapi detection needs cpeSearched and cpeFound/,
+      "advisories[1].events[0] (line 17)",
+    ],
+    [
+      one(
+        event(
+          "detection",
+          "          type: nvdapi\n          data:\n            cpeFound: cpe:2.3:a:x:x\n",
+        ),
+        "      - CVE-2024-1234\n",
+        "CGA-3456-789c-fghj",
+      ),
+      /nvdapi detection needs cpeSearched and cpeFound/,
+      "advisories[1].events[0] (line 17)",
+    ],
+    [
+      one(
+        event(
+          "detection",
+          "          type: scan/v1\n          data:\n            componentType: npm\n",
+        ),
+        "      - CVE-2024-1234\n",
+        "CGA-3456-789c-fghj",
+      ),
+      /scan\/v1 detection needs componentName/,
+      "advisories[1].events[0] (line 17)",
+    ],
+    [
+      one(
+        event("detection", "          type: scan/v1\n          data: [x]\n"),
+        "      - CVE-2024-1234\n",
+        "CGA-3456-789c-fghj",
+      ),
+      /scan\/v1 detection data\.data must be a mapping/,
       "advisories[1].events[0] (line 17)",
     ],
     [
