@@ -48,7 +48,7 @@ for (const kind of storeKinds) {
       work = await mkdtemp(join(tmpdir(), "lading-advisories-"));
       await cp(fixtures, join(work, "advisories"), {
         recursive: true,
-        filter: (source) => !source.includes("/bad") && !source.endsWith(".ts"),
+        filter: (source) => !source.endsWith(".ts"),
       });
     });
     after(async () => {
@@ -113,7 +113,7 @@ for (const kind of storeKinds) {
         "admin",
         "import",
         "advisories",
-        join(fixtures, "bad"),
+        join(fixtures, "..", "advisories-bad"),
         "--source",
         "bad",
         ...store,

@@ -17,7 +17,7 @@ function withBad(name: string, bad: string, version = "2.0.2"): AdvisoryDocument
 }
 
 /**
- * Malformed advisory documents, one fault each (test/fixtures/advisories/bad). The parser
+ * Malformed advisory documents, one fault each (test/fixtures/advisories-bad). The parser
  * tests name the exact rejection each one must produce.
  */
 export function badAdvisoryDocuments(): AdvisoryDocument[] {

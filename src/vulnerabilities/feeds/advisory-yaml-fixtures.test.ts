@@ -72,7 +72,7 @@ test("the committed fixtures are what the generator writes", () => {
 });
 
 test("the bad folder gives exactly the expected rejections", () => {
-  const dir = join(fixtures, "bad");
+  const dir = join(fixtures, "..", "advisories-bad");
   const got: string[] = [];
   for (const file of readdirSync(dir)
     .filter((f) => f.endsWith(".advisories.yaml"))
