@@ -31,6 +31,11 @@ const eventTypeWord = (value: unknown) =>
     .toLowerCase()
     .replaceAll("_", "-");
 
+/** Largest request body the CLI builds; the server takes 1 MiB. */
+const maxBatchBytes = 900 * 1024;
+
+const formats = { advisories: [".yaml", ".yml"], osv: [".json"], openvex: [".json"] } as const;
+
 const columns: Column[] = [
   field("advisory", "advisoryId"),
   field("artifact", "artifactName"),
@@ -103,11 +108,6 @@ export const advisories: ResourceDef = {
   delete: false,
   extra: [importVerb()],
 };
-
-/** Largest request body the CLI builds; the server takes 1 MiB. */
-const maxBatchBytes = 900 * 1024;
-
-const formats = { advisories: [".yaml", ".yml"], osv: [".json"], openvex: [".json"] } as const;
 
 function importVerb(): VerbNode {
   return {
