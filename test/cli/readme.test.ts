@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
+import { sharedDataDir } from "../../src/versions/testdata/shared-data.ts";
 
 const run = promisify(execFile);
 
@@ -20,6 +21,7 @@ function freePort(): Promise<number> {
   });
 }
 const repo = new URL("../..", import.meta.url).pathname;
+const sharedData = sharedDataDir("") ?? "";
 const hasTools = ["skopeo", "jq", "curl"].every((tool) =>
   process.env.PATH?.split(":").some((dir) => existsSync(join(dir, tool))),
 );
@@ -82,8 +84,11 @@ describe("README first steps, pasted line by line", {
     const script = [
       shellBlocks(readme, "### First steps"),
       shellBlocks(readme, "## Registry quick start"),
+      shellBlocks(readme, "## Security data quick start"),
     ]
       .join("\n")
+      .replaceAll("../shared/data", sharedData)
+      .replaceAll(" test/fixtures/", ` ${join(repo, "test/fixtures")}/`)
       .replaceAll("127.0.0.1:8080", api)
       .replaceAll("127.0.0.1:5000", registry)
       .replaceAll("npx ", "");
@@ -101,5 +106,19 @@ describe("README first steps, pasted line by line", {
     assert.match(stdout, /"history"/);
     const layout = JSON.parse(readFileSync(join(work, "pulled", "index.json"), "utf8"));
     assert.equal(layout.manifests.length, 1, "the older build was pulled by its digest");
+    assert.match(
+      stdout,
+      /created \d+, updated 0, withdrawn \d+, unchanged 0, rejected 0/,
+      "one import of every sample feed",
+    );
+    assert.match(
+      stdout,
+      /"latestEventType": "EVENT_TYPE_FIXED"/,
+      "advisories of a package over REST",
+    );
+    assert.match(stdout, /"kev": true/, "KEV flag of a CVE");
+    assert.match(stdout, /"epssScore": 0\.00383/, "EPSS score of a CVE");
+    const days = stdout.split("\n").filter((l) => l.startsWith('{"date":"2024-'));
+    assert.ok(days.length >= 1, "the resolved report lists the days with resolutions");
   });
 });

@@ -132,5 +132,9 @@ function openSqlite(dataDir: string): SQLite.Database {
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
   database.pragma("busy_timeout = 5000");
+  // 64 MiB of page cache instead of SQLite's 2 MiB: bulk imports write to several indexes of
+  // tables with 100,000s of rows, and the small default makes every batch re-read them.
+  database.pragma("cache_size = -65536");
+  database.pragma("wal_autocheckpoint = 16384");
   return database;
 }

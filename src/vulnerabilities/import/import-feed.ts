@@ -12,7 +12,7 @@ import { addRejections, emptySummary, type ImportSummary } from "./import-summar
 import { writeVulnerabilities } from "./vulnerability-writer.ts";
 
 /** Records gathered from several small files before they are written together. */
-const flushAt = 2000;
+const flushAt = 10000;
 
 /** How far an import has come. */
 export interface ImportProgress {

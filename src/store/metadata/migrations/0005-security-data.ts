@@ -38,7 +38,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   const index = (name: string, columns: string[]) =>
     db.schema.createIndex(`advisories_${name}`).on("advisories").columns(columns).execute();
-  await index("parent", ["parent_uid", "uid"]);
   await index("name", ["artifact_name", "uid"]);
   await index("create", ["create_time", "uid"]);
   await index("update", ["update_time", "uid"]);
