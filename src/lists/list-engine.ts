@@ -58,6 +58,11 @@ export interface ListQuery {
   conditions?: {
     binding: unknown;
     where: (eb: AnyBuilder) => Expression<SqlBool>;
+    /**
+     * The conditions select exactly the rows the table's per-parent counters count (e.g.
+     * "not withdrawn"), so totalCount may come from the counters.
+     */
+    counted?: boolean;
   };
   /** What the caller may see, from its grants. */
   visible: Visibility;
@@ -130,8 +135,10 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
       const filterRoot = descendantsOf || childrenOf;
       const impliedVisible =
         filterRoot !== "" && query.visible.scopes.some((s) => isWithin(filterRoot, s));
-      const where = (eb: AnyBuilder): Expression<SqlBool> => {
-        const terms: Expression<SqlBool>[] = impliedVisible ? [] : [visibleTo(eb, query.visible)];
+      const where = (eb: AnyBuilder): Expression<SqlBool> =>
+        filtered(eb, impliedVisible ? [] : [visibleTo(eb, query.visible)]);
+      const filtered = (eb: AnyBuilder, first: Expression<SqlBool>[]): Expression<SqlBool> => {
+        const terms: Expression<SqlBool>[] = [...first];
         for (const [column, value] of Object.entries(query.filters)) {
           if (value !== "") terms.push(eb(column, "=", value));
         }
@@ -158,17 +165,32 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
         );
       }
       const hasFilters =
-        query.conditions !== undefined || Object.values(query.filters).some((v) => v !== "");
+        (query.conditions !== undefined && !query.conditions.counted) ||
+        Object.values(query.filters).some((v) => v !== "");
       const plan = hasFilters ? undefined : planCount(query.visible, descendantsOf, childrenOf);
+      const countWhere = (w: (eb: AnyBuilder) => Expression<SqlBool>) =>
+        anyDb
+          .selectFrom(spec.table as string)
+          .where(w)
+          .select((eb) => eb.fn.countAll<string | number | bigint>().as("n"))
+          .executeTakeFirstOrThrow()
+          .then((r) => BigInt(r.n));
+      // Several visible subtrees OR-ed together hide the uid ranges from the index: count each
+      // subtree on its own range (scopes never overlap once nested ones are dropped) and add.
+      const scopes = outermost(query.visible.scopes);
+      const perScope = !impliedVisible && !query.visible.childrenOf?.length && scopes.length > 1;
+      const counted = () =>
+        perScope
+          ? Promise.all(
+              scopes.map((scope) =>
+                countWhere((eb) =>
+                  filtered(eb, [eb("uid", ">=", scope), eb("uid", "<", `${scope}0`)]),
+                ),
+              ),
+            ).then((counts) => counts.reduce((a, b) => a + b, 0n))
+          : countWhere(where);
       const [totalCount, found] = await Promise.all([
-        plan
-          ? countFromCounters(anyDb, spec.table, plan)
-          : anyDb
-              .selectFrom(spec.table as string)
-              .where(where)
-              .select((eb) => eb.fn.countAll<string | number | bigint>().as("n"))
-              .executeTakeFirstOrThrow()
-              .then((r) => BigInt(r.n)),
+        plan ? countFromCounters(anyDb, spec.table, plan) : counted(),
         keys
           .orderBy(sortExpr, direction)
           .orderBy("uid", direction)
@@ -199,6 +221,12 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
       return { rows, nextPageToken, totalCount, skipped: p.skip };
     },
   };
+}
+
+/** The scopes that lie within no other scope. */
+function outermost(scopes: readonly string[]): string[] {
+  const unique = [...new Set(scopes)];
+  return unique.filter((s) => !unique.some((t) => t !== s && isWithin(s, t)));
 }
 
 /** Rows within the visible subtrees, or children of the visible parents. */

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, PostgresAdapter } from "kysely";
 import { invalidArgument, notFound } from "../errors/index.ts";
 import {
   AdvisoriesService,
@@ -61,9 +61,10 @@ export async function advisoriesFromRows(
 /** The AdvisoriesService implementation. */
 export function createAdvisoriesService(ctx: VulnerabilitiesContext): BoundService {
   const { db } = ctx;
+  const dialect = db.getExecutor().adapter instanceof PostgresAdapter ? "postgres" : "sqlite";
   return bindService(AdvisoriesService, {
     async listAdvisories(req, call) {
-      const conditions = advisoryConditions(req);
+      const conditions = advisoryConditions(req, dialect);
       if (conditions.error) throw invalidArgument(vulnerabilitiesDomain, conditions.error);
       const scopes = await scopesOf(call, "advisories.list");
       const page = await ctx.lists.list(listSpec, {

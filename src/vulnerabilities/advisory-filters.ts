@@ -30,10 +30,15 @@ export function splitValues(values: readonly string[]): string[] {
 export interface AdvisoryConditions {
   binding: unknown;
   where: (eb: AnyBuilder) => Expression<SqlBool>;
+  /** Only "not withdrawn": the live counters give the total. */
+  counted: boolean;
 }
 
 /** Builds the conditions of `req`'s filters; `{ error }` lists every bad filter. */
-export function advisoryConditions(req: ListAdvisoriesRequest): {
+export function advisoryConditions(
+  req: ListAdvisoriesRequest,
+  dialect: "sqlite" | "postgres",
+): {
   value?: AdvisoryConditions;
   error?: FieldViolation[];
 } {
@@ -112,15 +117,23 @@ export function advisoryConditions(req: ListAdvisoriesRequest): {
     if (mask !== 0) terms.push(sql<SqlBool>`(event_mask & ${mask}) <> 0`);
     if (latest) terms.push(eb("latest_event_type", "=", latest));
     if (query !== "") {
-      terms.push(sql<SqlBool>`search_text like ${`%${escapeLike(query)}%`} escape '\\'`);
+      // search_text is lower-cased already: a plain substring test is all that is needed, and
+      // both instr (SQLite) and strpos (PostgreSQL) are much cheaper than LIKE.
+      terms.push(
+        dialect === "postgres"
+          ? sql<SqlBool>`strpos(search_text, ${query}) > 0`
+          : sql<SqlBool>`instr(search_text, ${query}) > 0`,
+      );
     }
     if (!req.showWithdrawn) terms.push(eb("withdrawn_time", "is", null));
     return terms.length > 0 ? eb.and(terms) : sql<SqlBool>`1 = 1`;
   };
-  return { value: { binding, where } };
-}
-
-/** Escapes LIKE's wildcards so `query` matches literally. */
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+  const counted =
+    Object.values(sets).every((v) => v.length === 0) &&
+    aliases.length === 0 &&
+    mask === 0 &&
+    !latest &&
+    query === "" &&
+    !req.showWithdrawn;
+  return { value: { binding, where, counted } };
 }

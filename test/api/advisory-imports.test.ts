@@ -37,6 +37,21 @@ matrix("Advisory imports", (h) => {
     ok(await api.listAdvisories({ advisory_ids: [id], show_withdrawn: true }))
       .advisories?.[0] as Loose;
 
+  /** The live counters (unfiltered totals) agree with a count that scans (a filtered one). */
+  async function assertCountsAgree() {
+    const scope = { "uidp.descendants_of": group };
+    const counted = ok(await api.listAdvisories({ ...scope, page_size: 1 })).totalCount;
+    const scanned = ok(
+      await api.listAdvisories({ ...scope, page_size: 1, event_types: ["EVENT_TYPE_DETECTION"] }),
+    ).totalCount;
+    assert.equal(counted, scanned);
+    const all = ok(await api.listAdvisories({ page_size: 1 })).totalCount;
+    const allScanned = ok(
+      await api.listAdvisories({ page_size: 1, event_types: ["EVENT_TYPE_DETECTION"] }),
+    ).totalCount;
+    assert.equal(all, allScanned);
+  }
+
   before(async () => {
     api = securityApi(h.transport, h.server.apiUrl, h.server.org.token);
     group = ok(await h.api.create("groups", h.server.org.groupUid, { name: "security" }))
@@ -107,6 +122,7 @@ matrix("Advisory imports", (h) => {
     assert.deepEqual(counts(end), [0, 0, 1, 0, 0]);
     assert.match((await byId(C)).withdrawnReason, /document xz no longer in source ci/);
     assert.equal((await byId(A)).deleteTime, undefined);
+    await assertCountsAgree();
     const again = await run([], { finish: true, knownDocuments: part.documents });
     assert.deepEqual(counts(again), [0, 0, 0, 0, 0], "a withdrawn advisory is withdrawn once");
   });

@@ -96,6 +96,7 @@ export class AdvisoryWriter {
         .execute();
       for (const row of found) existing.set(row.source_key, row);
       const inserts: AdvisoriesTable[] = [];
+      let live = 0;
       const changedUids: string[] = [];
       const aliasRows: { alias: string; advisory_uid: string }[] = [];
       const uids = childUids(records.length - existing.size);
@@ -117,7 +118,10 @@ export class AdvisoryWriter {
             update_time: time,
           });
           if (withdrawnTime) this.#summary.withdrawn++;
-          else this.#summary.created++;
+          else {
+            this.#summary.created++;
+            live++;
+          }
         } else if (
           old.content_hash === content.content_hash &&
           (old.withdrawn_time === null) === (withdrawnTime === null)
@@ -136,8 +140,13 @@ export class AdvisoryWriter {
             .where("uid", "=", uid)
             .execute();
           changedUids.push(uid);
-          if (withdrawnTime && old.withdrawn_time === null) this.#summary.withdrawn++;
-          else this.#summary.updated++;
+          if (withdrawnTime && old.withdrawn_time === null) {
+            this.#summary.withdrawn++;
+            live--;
+          } else {
+            this.#summary.updated++;
+            if (!withdrawnTime && old.withdrawn_time !== null) live++;
+          }
         }
         for (const alias of JSON.parse(content.aliases) as string[]) {
           aliasRows.push({ alias, advisory_uid: uid });
@@ -148,6 +157,7 @@ export class AdvisoryWriter {
       }
       await insertChunked(trx, "advisories", inserts);
       await insertChunked(trx, "advisory_aliases", aliasRows);
+      await countLive(trx, parentUid, live);
     });
   }
 
@@ -183,10 +193,33 @@ export class AdvisoryWriter {
             .where("uid", "=", row.uid)
             .execute();
         }
+        await countLive(trx, parentUid, -part.length);
       });
     }
     this.#summary.withdrawn += leaving.length;
   }
+}
+
+/**
+ * Moves the group's live-advisory counter (list_counts) by `delta` in the same transaction as
+ * the change. Advisories are written only here, so the counter needs no triggers, and one
+ * update per batch costs less than one per row.
+ */
+async function countLive(
+  trx: Transaction<MetadataSchema>,
+  parentUid: string,
+  delta: number,
+): Promise<void> {
+  if (delta === 0) return;
+  await trx
+    .insertInto("list_counts")
+    .values({ table_name: "advisories", parent_uid: parentUid, n: delta })
+    .onConflict((oc) =>
+      oc.columns(["table_name", "parent_uid"]).doUpdateSet((eb) => ({
+        n: eb("list_counts.n", "+", eb.ref("excluded.n")),
+      })),
+    )
+    .execute();
 }
 
 /** Child uids from one random draw per batch: one `randomBytes` call per uid is measurable. */

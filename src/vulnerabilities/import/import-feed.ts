@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, PostgresAdapter, sql } from "kysely";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import type {
   AdvisoryRecord,
@@ -10,6 +10,9 @@ import type { ImportTarget } from "./advisory-row.ts";
 import { AdvisoryWriter } from "./advisory-writer.ts";
 import { addRejections, emptySummary, type ImportSummary } from "./import-summary.ts";
 import { writeVulnerabilities } from "./vulnerability-writer.ts";
+
+/** Changes after which an import refreshes the planner's statistics of the tables it wrote. */
+const analyzeAfter = 1000;
 
 /** Records gathered from several small files before they are written together. */
 const flushAt = 10000;
@@ -75,5 +78,31 @@ export async function importFeed(
   }
   await flush();
   if (options.finish) await writer.finish(options.knownDocuments);
+  if (summary.created + summary.updated + summary.withdrawn >= analyzeAfter) {
+    await refreshStatistics(db);
+  }
   return { summary, documents: writer.documents };
 }
+
+/**
+ * Refreshes the planner's statistics of the security data tables. They decide whether a list
+ * walks a sort index or sorts the visible range, and after a bulk import the old ones are
+ * wrong by orders of magnitude. On PostgreSQL, VACUUM also marks the pages all-visible, which
+ * index-only scans need.
+ */
+async function refreshStatistics(db: Kysely<MetadataSchema>): Promise<void> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  for (const table of securityTables) {
+    await (postgres
+      ? sql`VACUUM (ANALYZE) ${sql.table(table)}`
+      : sql`ANALYZE ${sql.table(table)}`
+    ).execute(db);
+  }
+}
+
+const securityTables = [
+  "advisories",
+  "advisory_aliases",
+  "vulnerabilities",
+  "vulnerability_aliases",
+];

@@ -38,10 +38,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   const index = (name: string, columns: string[]) =>
     db.schema.createIndex(`advisories_${name}`).on("advisories").columns(columns).execute();
-  await index("name", ["artifact_name", "uid"]);
-  await index("create", ["create_time", "uid"]);
-  await index("update", ["update_time", "uid"]);
-  await index("advisory_id", ["advisory_id", "uid"]);
+  // Lists show live advisories unless asked otherwise: withdrawn_time in each sort index lets
+  // a page (and a skip) walk the index alone, without reading rows to test it.
+  await index("name", ["artifact_name", "uid", "withdrawn_time"]);
+  await index("create", ["create_time", "uid", "withdrawn_time"]);
+  await index("update", ["update_time", "uid", "withdrawn_time"]);
+  // The default order's index also holds search_text, so a `query` (count, page and skip)
+  // is answered from the index without reading the wide rows.
+  await index("advisory_id", ["advisory_id", "uid", "withdrawn_time", "search_text"]);
+  // A `query` over the live rows of the visible subtrees is counted from this index alone.
+  await index("search", ["uid", "withdrawn_time", "search_text"]);
   await index("component", ["component_name", "uid"]);
   await index("document", ["parent_uid", "source", "document"]);
   await index("resolved", ["latest_event_type", "latest_event_time"]);
