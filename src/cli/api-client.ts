@@ -101,12 +101,18 @@ export async function readJson(res: Response): Promise<Json> {
   return (body ?? {}) as Json;
 }
 
-/** A client of the API at ctx.apiUrl with a bearer token for the API audience. */
-export function createApiClient(ctx: CliContext): ApiClient {
+/**
+ * A client of the API at ctx.apiUrl with a bearer token for the API audience; `anonymous`
+ * sends none, for the methods that need no credentials (no sign-in is asked for).
+ */
+export function createApiClient(ctx: CliContext, options: { anonymous?: boolean } = {}): ApiClient {
   let token: Promise<string> | undefined;
   const request = async (method: string, path: string, body?: unknown): Promise<Json> => {
-    token ??= ctx.token();
-    const headers: Record<string, string> = { authorization: `Bearer ${await token}` };
+    const headers: Record<string, string> = {};
+    if (!options.anonymous) {
+      token ??= ctx.token();
+      headers.authorization = `Bearer ${await token}`;
+    }
     if (body !== undefined) headers["content-type"] = "application/json";
     const res = await send(
       `${ctx.apiUrl}${path}`,

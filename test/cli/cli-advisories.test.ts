@@ -222,6 +222,11 @@ for (const kind of storeKinds) {
       assert.match(out, /CVE-2022-1576\s+6\.5 \(V3\)\s+no/);
       assert.match(out, /CVE-2025-0108\s+.*yes, since 2025-02-18/);
       assert.match(out, /CVE-1999-0001\s+.*0\.00383 \(p0\.73075, 2025-02-20\)/);
+      const signedOut = await cli.run(["vulns", "metadata", "CVE-2022-1576"], {
+        LADING_TOKEN: undefined,
+      });
+      assert.equal(signedOut.code, 0, "metadata needs no sign-in");
+      assert.match(signedOut.stdout, /CVE-2022-1576/);
       const missing = await cli.run(["vulns", "metadata", "CVE-2000-0000"]);
       assert.equal(missing.code, 1);
       assert.match(missing.stderr, /no metadata for CVE-2000-0000/);

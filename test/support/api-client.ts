@@ -164,7 +164,9 @@ export function grpcApi(baseUrl: string, token: string | undefined): Api {
 }
 
 /** REST-style list parameters (`page_size`, `uidp.descendants_of`) as a proto3 JSON request. */
-export function listRequest(params: Record<string, string | number>): JsonObject {
+export function listRequest(
+  params: Record<string, string | number | boolean | string[]>,
+): JsonObject {
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(params)) {
     const path = key

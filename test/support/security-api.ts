@@ -1,7 +1,7 @@
-import type { DescService, JsonObject, JsonValue } from "@bufbuild/protobuf";
+import type { DescService, JsonObject } from "@bufbuild/protobuf";
 import { SecurityAdvisoryService } from "../../src/gen/lading/advisory/v2/security_advisory_pb.js";
 import { AdvisoriesService } from "../../src/gen/lading/vulnerabilities/v2/advisories_pb.js";
-import { grpcCaller, type Result, restCall } from "./api-client.ts";
+import { grpcCaller, listRequest, type Result, restCall } from "./api-client.ts";
 
 /** Query parameters: an array is the parameter given several times. */
 export type Params = Record<string, string | number | boolean | string[]>;
@@ -26,23 +26,6 @@ export function queryOf(params: Params): string {
   return text ? `?${text}` : "";
 }
 
-/** `params` as a proto3 JSON request: lowerCamel names, dotted names nested. */
-function requestOf(params: Params): JsonObject {
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(params)) {
-    const path = key
-      .split(".")
-      .map((p) => p.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()));
-    let target = out;
-    for (const part of path.slice(0, -1)) {
-      target[part] ??= {};
-      target = target[part] as JsonObject;
-    }
-    target[path[path.length - 1]] = value as JsonValue;
-  }
-  return out;
-}
-
 /** The security APIs for `transport` with `token` (none for anonymous calls). */
 export function securityApi(
   transport: "rest" | "grpc",
@@ -58,7 +41,7 @@ export function securityApi(
   ): Promise<Result> =>
     transport === "rest"
       ? restCall(baseUrl, token, http[0], http[1], http[2])
-      : grpc(service, method, http[2] ?? requestOf(params));
+      : grpc(service, method, http[2] ?? listRequest(params));
   return {
     listAdvisories: (p = {}) =>
       call(AdvisoriesService, "listAdvisories", p, [

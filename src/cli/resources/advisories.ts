@@ -1,3 +1,4 @@
+import { advisoryEventTypes } from "../../vulnerabilities/index.ts";
 import { createApiClient, type Json, type Query } from "../api-client.ts";
 import { UsageError } from "../cli-context.ts";
 import { type FlagSpec, flagText, type ParsedArgs, type VerbNode } from "../command-spec.ts";
@@ -13,16 +14,7 @@ function values(parsed: ParsedArgs, name: string): string[] | undefined {
   return Array.isArray(value) ? value : [String(value)];
 }
 
-const eventTypes = [
-  "detection",
-  "true-positive-determination",
-  "fixed",
-  "false-positive-determination",
-  "analysis-not-planned",
-  "fix-not-planned",
-  "pending-upstream-fix",
-  "patched",
-] as const;
+const eventTypes = advisoryEventTypes;
 
 const eventTypeEnum = (name: string) => `EVENT_TYPE_${name.toUpperCase().replaceAll("-", "_")}`;
 const eventTypeWord = (value: unknown) =>
@@ -235,7 +227,7 @@ export const vulnsMetadata: VerbNode = {
   flags: [],
   examples: ["lading vulns metadata CVE-2024-3094 CVE-2021-44228"],
   async run(ctx, parsed) {
-    const answer = await createApiClient(ctx).get("/advisory/v2/metadata", {
+    const answer = await createApiClient(ctx, { anonymous: true }).get("/advisory/v2/metadata", {
       ids: parsed.args.join(","),
       page_size: "200",
     });

@@ -9,6 +9,7 @@ import {
 import {
   type AdvisoryEventRecord,
   type AdvisoryEventType,
+  advisoryEventTypes,
   type DetectionRecord,
   type FalsePositiveType,
   falsePositiveTypes,
@@ -19,15 +20,7 @@ import { normaliseTimestamp } from "./feed-timestamp.ts";
  * The event types of the YAML documents. `patched` exists only in the server-side API
  * (formats §1.1 "Newer, server-side fields"), so a document carrying it is refused.
  */
-const YAML_EVENT_TYPES: readonly string[] = [
-  "detection",
-  "true-positive-determination",
-  "fixed",
-  "false-positive-determination",
-  "analysis-not-planned",
-  "fix-not-planned",
-  "pending-upstream-fix",
-];
+const YAML_EVENT_TYPES: readonly string[] = advisoryEventTypes.filter((t) => t !== "patched");
 
 /** scan/v1 data keys and the record fields they fill (`componentID` is the one rename). */
 const SCAN_KEYS: [string, keyof DetectionRecord][] = [

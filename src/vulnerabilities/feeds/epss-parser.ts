@@ -3,7 +3,9 @@
  * The file is about 300,000 rows, so rows are cut by hand rather than with a CSV library or a
  * regex per row; EPSS values never contain quotes or commas.
  */
+
 import type { FeedInput, FeedParser, ParsedFeed, VulnerabilityRecord } from "./feed-records.ts";
+import { metadataFeed } from "./feed-result.ts";
 import { isCalendarDate, isCveId } from "./metadata-checks.ts";
 
 const SCORE_DATE = /(?:^|,)\s*score_date:(\d{4}-\d{2}-\d{2})/;
@@ -26,14 +28,7 @@ function probability(text: string): number | undefined {
  * comment and header lines) and the rest still import.
  */
 export const parseEpss: FeedParser = (input: FeedInput): ParsedFeed => {
-  const parsed: ParsedFeed = {
-    advisories: [],
-    vulnerabilities: [],
-    rejected: [],
-    damagedDocuments: [],
-  };
-  const reject = (position: string, reason: string) =>
-    parsed.rejected.push({ file: input.file, position, reason });
+  const { parsed, reject } = metadataFeed(input.file);
   const text = input.text.charCodeAt(0) === 0xfeff ? input.text.slice(1) : input.text;
   let start = 0;
   let lineNumber = 0;

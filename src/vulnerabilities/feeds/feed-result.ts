@@ -43,3 +43,20 @@ export class FeedResult {
     return this.#feed;
   }
 }
+
+/**
+ * An empty result and a rejection recorder for the metadata formats (NVD, KEV, EPSS): their
+ * records belong to no document, so a rejection damages nothing that could be withdrawn.
+ */
+export function metadataFeed(file: string): {
+  parsed: ParsedFeed;
+  reject(position: string, reason: string): void;
+} {
+  const parsed: ParsedFeed = {
+    advisories: [],
+    vulnerabilities: [],
+    rejected: [],
+    damagedDocuments: [],
+  };
+  return { parsed, reject: (position, reason) => parsed.rejected.push({ file, position, reason }) };
+}

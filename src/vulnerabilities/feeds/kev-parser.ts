@@ -2,6 +2,7 @@
  * The CISA Known Exploited Vulnerabilities catalog (formats §2.4) as vulnerability records
  * carrying only `kev` and `cwes`.
  */
+
 import type {
   FeedInput,
   FeedParser,
@@ -9,6 +10,7 @@ import type {
   Rejection,
   VulnerabilityRecord,
 } from "./feed-records.ts";
+import { metadataFeed } from "./feed-result.ts";
 import { isCalendarDate, isCveId } from "./metadata-checks.ts";
 
 const CWE = /^CWE-\d+$/;
@@ -55,16 +57,7 @@ function kevRecord(entry: unknown): VulnerabilityRecord | string {
  * checked.
  */
 export const parseKev: FeedParser = (input: FeedInput): ParsedFeed => {
-  const parsed: ParsedFeed = {
-    advisories: [],
-    vulnerabilities: [],
-    rejected: [],
-    damagedDocuments: [],
-  };
-  const reject = (position: string, reason: string) => {
-    const rejection: Rejection = { file: input.file, position, reason };
-    parsed.rejected.push(rejection);
-  };
+  const { parsed, reject } = metadataFeed(input.file);
   let catalog: unknown;
   try {
     catalog = JSON.parse(input.text);

@@ -2,6 +2,7 @@
  * NVD CVE API 2.0 response pages (formats §2.2) as vulnerability records. Configurations
  * (CPE matches) are not read: Lading matches packages through advisories, not CPEs.
  */
+
 import { baseScoreOf } from "./cvss-score.ts";
 import type {
   FeedInput,
@@ -11,6 +12,7 @@ import type {
   SeverityRecord,
   VulnerabilityRecord,
 } from "./feed-records.ts";
+import { metadataFeed } from "./feed-result.ts";
 import { isCalendarDate, isCveId, utcTimestamp } from "./metadata-checks.ts";
 
 type Json = Record<string, unknown>;
@@ -160,14 +162,7 @@ function nvdRecord(entry: unknown): VulnerabilityRecord | string {
  * and the rest still import.
  */
 export const parseNvd: FeedParser = (input: FeedInput): ParsedFeed => {
-  const parsed: ParsedFeed = {
-    advisories: [],
-    vulnerabilities: [],
-    rejected: [],
-    damagedDocuments: [],
-  };
-  const reject = (position: string, reason: string) =>
-    parsed.rejected.push({ file: input.file, position, reason });
+  const { parsed, reject } = metadataFeed(input.file);
   let document: unknown;
   try {
     document = JSON.parse(input.text);
