@@ -130,6 +130,30 @@ matrix("Advisory domain", (h) => {
         },
       ]),
     );
+    // An OSV record that says GHSA-2345-6789-cfgh is CVE-2024-0777, and an advisory that names
+    // only the GHSA: a lookup by the CVE must still find the advisory (aliases both ways).
+    await load(
+      "osv",
+      "GHSA-2345-6789-cfgh.json",
+      JSON.stringify({
+        schema_version: "1.4.0",
+        id: "GHSA-2345-6789-cfgh",
+        modified: "2024-06-01T00:00:00Z",
+        aliases: ["CVE-2024-0777"],
+        summary: "example",
+      }),
+    );
+    await load(
+      "advisories",
+      "zstd.advisories.yaml",
+      advisoryYaml("zstd", [
+        {
+          id: "CGA-7777-cccc-7777",
+          aliases: ["GHSA-2345-6789-cfgh"],
+          events: detectedThenFixed("2024-06-01T00:00:00Z", "2024-06-02T00:00:00Z", "1.5.6-r0"),
+        },
+      ]),
+    );
     await load(
       "advisories",
       "nginxfoo.advisories.yaml",
@@ -233,6 +257,16 @@ matrix("Advisory domain", (h) => {
       ["CGA-4444-cccc-4444"],
     );
     assert.equal(failed(await anonymous.listDocuments({})).code, 3);
+    const viaAlias = ok(await anonymous.listDocuments({ cves: ["CVE-2024-0777"] }));
+    assert.deepEqual(
+      viaAlias.documents.map((d: Loose) => d.id),
+      ["zstd"],
+      "a CVE finds the advisory of its GHSA",
+    );
+    const metadata = ok(await anonymous.listMetadata({ id: "CVE-2024-0777" }));
+    assert.equal(metadata.totalCount, "0", "an alias alone makes no metadata record");
+    const ghsa = ok(await anonymous.listMetadata({ id: "GHSA-2345-6789-cfgh" }));
+    assert.deepEqual(ghsa.vulnerabilityMetadata[0].aliases, ["CVE-2024-0777"]);
   });
 
   it("reports resolved advisories day by day for an image's packages", async () => {
