@@ -1,8 +1,9 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { columnTypes } from "./column-types.ts";
 
 /**
- * Security data: advisories (one vulnerability in one artifact, under a group), their aliases
+ * Security data (the alias tables are clustered on their keys in SQLite, WITHOUT ROWID: one
+ * b-tree fewer to write per alias): advisories (one vulnerability in one artifact, under a group), their aliases
  * for lookups, and vulnerability metadata by id with its alias joins.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -57,6 +58,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("alias", t.key, (c) => c.notNull())
     .addColumn("advisory_uid", t.key, (c) => c.notNull())
     .addPrimaryKeyConstraint("advisory_aliases_pk", ["alias", "advisory_uid"])
+    .$call((b) => (t.postgres ? b : b.modifyEnd(sql`without rowid`)))
     .execute();
   await db.schema
     .createIndex("advisory_aliases_advisory")
@@ -90,6 +92,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("id", t.key, (c) => c.notNull())
     .addColumn("alias", t.key, (c) => c.notNull())
     .addPrimaryKeyConstraint("vulnerability_aliases_pk", ["id", "alias"])
+    .$call((b) => (t.postgres ? b : b.modifyEnd(sql`without rowid`)))
     .execute();
   await db.schema
     .createIndex("vulnerability_aliases_alias")
