@@ -31,51 +31,9 @@ export async function measureAdvisories(
 ): Promise<AdvisoryMeasurement[]> {
   const server = await startTestServer(kind);
   try {
-    const documents = generateAdvisoryDocuments(count, 7);
-    const db = server.lading.store.db;
-    const parentUid = await ensurePublicAdvisoriesGroup(db);
-    const started = performance.now();
-    const { summary } = await importFeed(
-      db,
-      { parentUid, source: "bench", author: "bench" },
-      importFormats.advisories.parser,
-      documents.map((d) => ({ file: `${d.name}.advisories.yaml`, text: d.text })),
-      { finish: true },
-    );
-    const seconds = (performance.now() - started) / 1000;
-    if (summary.created !== count || summary.rejected !== 0) {
-      throw new Error(
-        `import made ${summary.created} advisories and ${summary.rejected} rejections`,
-      );
-    }
-    const rate = count / seconds;
-    log(`  ${kind}: imported ${count} advisories in ${seconds.toFixed(1)} s`);
-    const out: AdvisoryMeasurement[] = [
-      {
-        store: kind,
-        workload: `import ${count} advisories`,
-        value: `${rate.toFixed(0)} records/s`,
-        target: kind === "sqlite" ? ">= 5000 records/s" : "-",
-        met: kind !== "sqlite" || rate >= 5000,
-      },
-    ];
-    const again = performance.now();
-    const second = await importFeed(
-      db,
-      { parentUid, source: "bench", author: "bench" },
-      importFormats.advisories.parser,
-      documents.map((d) => ({ file: `${d.name}.advisories.yaml`, text: d.text })),
-      { finish: true },
-    );
-    out.push({
-      store: kind,
-      workload: "re-import, nothing changed",
-      value: `${(count / ((performance.now() - again) / 1000)).toFixed(0)} records/s (${second.summary.unchanged} unchanged)`,
-      target: "-",
-      met: second.summary.unchanged === count,
-    });
-    // A package with several advisories, and a substring that about a tenth of them carry.
-    const artifact = documents.find((d) => (d.text.match(/^ {2}- id: /gm) ?? []).length >= 10)?.name;
+    // The generated documents (~70 MB) are dropped before lists are measured, so their
+    // garbage collection does not land in the latencies.
+    const { out, artifact } = await importGenerated(server, kind, count, log);
     const workloads = [
       ["first page, artifactNames", `artifact_names=${artifact}`, 20, 10],
       ["first page, artifactNames + query", `artifact_names=${artifact}&query=cve-`, 20, 1],
@@ -96,6 +54,7 @@ export async function measureAdvisories(
           `${workload}: ${check.advisories?.length ?? 0} rows of ${check.totalCount}`,
         );
       }
+      for (let i = 0; i < 20; i++) await (await fetch(url, { headers })).arrayBuffer();
       const times: number[] = [];
       for (let i = 0; i < requests; i++) {
         const start = performance.now();
@@ -116,4 +75,57 @@ export async function measureAdvisories(
   } finally {
     await server.close();
   }
+}
+
+/** Imports `count` generated advisories twice (the second run changes nothing), measured. */
+async function importGenerated(
+  server: Awaited<ReturnType<typeof startTestServer>>,
+  kind: "sqlite" | "postgres",
+  count: number,
+  log: (line: string) => void,
+): Promise<{ out: AdvisoryMeasurement[]; artifact: string | undefined }> {
+  const documents = generateAdvisoryDocuments(count, 7);
+  const db = server.lading.store.db;
+  const parentUid = await ensurePublicAdvisoriesGroup(db);
+  const started = performance.now();
+  const { summary } = await importFeed(
+    db,
+    { parentUid, source: "bench", author: "bench" },
+    importFormats.advisories.parser,
+    documents.map((d) => ({ file: `${d.name}.advisories.yaml`, text: d.text })),
+    { finish: true },
+  );
+  const seconds = (performance.now() - started) / 1000;
+  if (summary.created !== count || summary.rejected !== 0) {
+    throw new Error(`import made ${summary.created} advisories and ${summary.rejected} rejections`);
+  }
+  const rate = count / seconds;
+  log(`  ${kind}: imported ${count} advisories in ${seconds.toFixed(1)} s`);
+  const out: AdvisoryMeasurement[] = [
+    {
+      store: kind,
+      workload: `import ${count} advisories`,
+      value: `${rate.toFixed(0)} records/s`,
+      target: kind === "sqlite" ? ">= 5000 records/s" : "-",
+      met: kind !== "sqlite" || rate >= 5000,
+    },
+  ];
+  const again = performance.now();
+  const second = await importFeed(
+    db,
+    { parentUid, source: "bench", author: "bench" },
+    importFormats.advisories.parser,
+    documents.map((d) => ({ file: `${d.name}.advisories.yaml`, text: d.text })),
+    { finish: true },
+  );
+  out.push({
+    store: kind,
+    workload: "re-import, nothing changed",
+    value: `${(count / ((performance.now() - again) / 1000)).toFixed(0)} records/s (${second.summary.unchanged} unchanged)`,
+    target: "-",
+    met: second.summary.unchanged === count,
+  });
+  // A package with several advisories.
+  const artifact = documents.find((d) => (d.text.match(/^ {2}- id: /gm) ?? []).length >= 10)?.name;
+  return { out, artifact };
 }
