@@ -3,13 +3,7 @@
  * carrying only `kev` and `cwes`.
  */
 
-import type {
-  FeedInput,
-  FeedParser,
-  ParsedFeed,
-  Rejection,
-  VulnerabilityRecord,
-} from "./feed-records.ts";
+import type { FeedInput, FeedParser, ParsedFeed, VulnerabilityRecord } from "./feed-records.ts";
 import { metadataFeed } from "./feed-result.ts";
 import { isCalendarDate, isCveId } from "./metadata-checks.ts";
 
