@@ -1,0 +1,51 @@
+import { PassThrough, pipeline, type Readable, type Transform } from "node:stream";
+import { createGunzip, createZstdDecompress } from "node:zlib";
+
+/** How a layer blob is compressed. */
+export type LayerCompression = "gzip" | "zstd" | "none";
+
+/**
+ * Layer media types to their compression. Docker's foreign and OCI's (deprecated)
+ * non-distributable layers are the same tar encodings under another name, so they are read too.
+ */
+const MEDIA_TYPES: Readonly<Record<string, LayerCompression>> = {
+  "application/vnd.oci.image.layer.v1.tar": "none",
+  "application/vnd.oci.image.layer.v1.tar+gzip": "gzip",
+  "application/vnd.oci.image.layer.v1.tar+zstd": "zstd",
+  "application/vnd.oci.image.layer.nondistributable.v1.tar": "none",
+  "application/vnd.oci.image.layer.nondistributable.v1.tar+gzip": "gzip",
+  "application/vnd.oci.image.layer.nondistributable.v1.tar+zstd": "zstd",
+  "application/vnd.docker.image.rootfs.diff.tar": "none",
+  "application/vnd.docker.image.rootfs.diff.tar.gzip": "gzip",
+  "application/vnd.docker.image.rootfs.foreign.diff.tar.gzip": "gzip",
+};
+
+/** The compression of a layer media type (parameters ignored), or undefined when unknown. */
+export function layerCompression(mediaType: string): LayerCompression | undefined {
+  const base = mediaType.split(";")[0].trim().toLowerCase();
+  return Object.hasOwn(MEDIA_TYPES, base) ? MEDIA_TYPES[base] : undefined;
+}
+
+/**
+ * The layer's tar stream, decompressed as its media type says. An unknown media type is an
+ * error value, not a throw, so one odd layer (an attestation, a Windows layer) cannot abort a
+ * scan; the caller decides whether the scan is still meaningful. Errors of the source stream
+ * surface as errors of the returned stream.
+ */
+export function decompressLayer(
+  stream: NodeJS.ReadableStream,
+  mediaType: string,
+): { stream: Readable; error?: undefined } | { stream?: undefined; error: string } {
+  const compression = layerCompression(mediaType);
+  if (compression === undefined) return { error: `unsupported layer media type "${mediaType}"` };
+  const decoder: Transform =
+    compression === "gzip"
+      ? createGunzip()
+      : compression === "zstd"
+        ? createZstdDecompress()
+        : new PassThrough();
+  // pipeline rather than pipe: a failing source must destroy the decoder, or a reader would
+  // wait forever for the end of a tar that never comes.
+  pipeline(stream, decoder, () => {});
+  return { stream: decoder };
+}
