@@ -251,6 +251,12 @@ matrix("Advisories", (h) => {
     assert.deepEqual(advisoryIds(await list({ latest_event_type: "EVENT_TYPE_DETECTION" })), []);
   });
 
+  it("filters by artifact type and architecture", async () => {
+    assert.equal((await list({ artifact_types: ["apk"] })).totalCount, "7");
+    assert.deepEqual(advisoryIds(await list({ artifact_types: ["image,library"] })), []);
+    assert.deepEqual(advisoryIds(await list({ artifact_architectures: ["x86_64"] })), []);
+  });
+
   it("searches artifact, component and aliases case-insensitively with query", async () => {
     assert.deepEqual(advisoryIds(await list({ query: "OpenSS" })), [ids.a1, ids.a2, ids.a3].sort());
     assert.deepEqual(advisoryIds(await list({ query: "ghsa-xxxx" })), [ids.b2]);
