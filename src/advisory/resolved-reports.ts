@@ -7,6 +7,7 @@ import {
   type ResolvedVulnsReport,
   ResolvedVulnsReportSchema,
 } from "../gen/lading/advisory/v2/security_advisory_pb.js";
+import { visibleTo } from "../lists/index.ts";
 import { isRegistryPath, isTagName, resolveRepoPath } from "../registry/index.ts";
 import { type Call, requireAccess, scopesOf } from "../rpc/index.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
@@ -99,9 +100,7 @@ export async function listResolvedReports(
         ]),
       ),
     )
-    .where((eb) =>
-      eb.or(scopes.map((s) => eb.and([eb("uid", ">", `${s}/`), eb("uid", "<", `${s}0`)]))),
-    )
+    .where((eb) => visibleTo(eb, { scopes }))
     .orderBy("latest_event_time")
     .orderBy("advisory_id")
     .execute();

@@ -230,7 +230,7 @@ function outermost(scopes: readonly string[]): string[] {
 }
 
 /** Rows within the visible subtrees, or children of the visible parents. */
-function visibleTo(eb: AnyBuilder, visible: Visibility): Expression<SqlBool> {
+export function visibleTo(eb: AnyBuilder, visible: Visibility): Expression<SqlBool> {
   const terms: Expression<SqlBool>[] = visible.scopes.flatMap((s) => [
     eb("uid", "=", s),
     eb.and([eb("uid", ">", `${s}/`), eb("uid", "<", `${s}0`)]),
