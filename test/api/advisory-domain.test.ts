@@ -232,6 +232,16 @@ matrix("Advisory domain", (h) => {
       violations(tooMany).map((v) => v.field),
       ["ids"],
     );
+    const longId = failed(await anonymous.listMetadata({ id: "X".repeat(257) }));
+    assert.deepEqual(
+      violations(longId).map((v) => v.field),
+      ["id"],
+    );
+    const longIds = failed(await anonymous.listMetadata({ ids: ["CVE-2020-1", "X".repeat(257)] }));
+    assert.deepEqual(
+      violations(longIds).map((v) => v.field),
+      ["ids"],
+    );
   });
 
   it("lists documents by package and by CVE without credentials", async () => {
