@@ -19,6 +19,7 @@ import { parentOf } from "../uidp/index.ts";
 import { advisoryConditions } from "./advisory-filters.ts";
 import { advisoryFromRow } from "./advisory-message.ts";
 import { feedParsers } from "./feeds/feed-formats.ts";
+import { isSourceName, sourceNameRule } from "./import/advisory-row.ts";
 import { importFeed } from "./import/import-feed.ts";
 import { publicAdvisoriesGroupUid } from "./public-advisories.ts";
 import { severitiesOf } from "./severity-lookup.ts";
@@ -37,8 +38,6 @@ const listSpec: ListSpec<"advisories"> = {
 
 /** Most documents one import call takes (the request body is at most 1 MiB anyway). */
 export const maxImportDocuments = 1000;
-
-const SOURCE = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
 const formats: Record<number, keyof typeof feedParsers> = {
   [ImportFormat.ADVISORIES]: "advisories",
@@ -109,7 +108,7 @@ export function createAdvisoriesService(ctx: VulnerabilitiesContext): BoundServi
           "must be IMPORT_FORMAT_ADVISORIES, IMPORT_FORMAT_OSV or IMPORT_FORMAT_OPENVEX",
         );
       const source = req.source || "api";
-      if (!SOURCE.test(source)) v.add("source", "must match ^[a-z0-9][a-z0-9._-]{0,62}$");
+      if (!isSourceName(source)) v.add("source", sourceNameRule);
       if (req.documents.length > maxImportDocuments)
         v.add("documents", `takes at most ${maxImportDocuments} documents per call`);
       if (req.documents.length === 0 && !req.finish)

@@ -2,7 +2,12 @@ export * from "./advisories-service.ts";
 export * from "./advisory-filters.ts";
 export * from "./advisory-message.ts";
 export * from "./feeds/index.ts";
-export type { ImportTarget, StoredEvent } from "./import/advisory-row.ts";
+export {
+  type ImportTarget,
+  isSourceName,
+  type StoredEvent,
+  sourceNameRule,
+} from "./import/advisory-row.ts";
 export * from "./import/detect-format.ts";
 export * from "./import/import-feed.ts";
 export * from "./import/import-formats.ts";

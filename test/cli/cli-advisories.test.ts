@@ -56,6 +56,35 @@ for (const kind of storeKinds) {
       await fixture.close();
     });
 
+    it("refuses bad flags and missing paths before touching the store", async () => {
+      const badSource = await cli.run([
+        "admin",
+        "import",
+        "advisories",
+        fixtures,
+        "--source",
+        "Bad!",
+        ...store,
+      ]);
+      assert.equal(badSource.code, 2);
+      assert.match(badSource.stderr, /--source must match/);
+      const badGroup = await cli.run([
+        "admin",
+        "import",
+        "kev",
+        fixtures,
+        "--group",
+        "nope",
+        ...store,
+      ]);
+      assert.equal(badGroup.code, 2);
+      const missing = await cli.run(["admin", "import", "osv", join(work, "nowhere"), ...store]);
+      assert.equal(missing.code, 2);
+      assert.match(missing.stderr, /no such file or folder/);
+      const stdin = await cli.run(["admin", "import", "any", "-", ...store]);
+      assert.equal(stdin.code, 2);
+    });
+
     it("imports the advisory fixtures, then again with zero changes", async () => {
       const first = counts(await admin("advisories", join(work, "advisories")));
       assert.deepEqual(first, {

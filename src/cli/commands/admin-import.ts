@@ -7,6 +7,8 @@ import {
   type ImportFormatName,
   importFeed,
   importFormats,
+  isSourceName,
+  sourceNameRule,
 } from "../../vulnerabilities/index.ts";
 import { UsageError } from "../cli-context.ts";
 import { flagText, type GroupNode, type LocalVerbNode, type ParsedArgs } from "../command-spec.ts";
@@ -14,8 +16,6 @@ import { feedFiles, peekFeedFile, readFeedInputs } from "../feed-inputs.ts";
 import { progressLine, summaryText } from "../import-report.ts";
 import type { StoreTools } from "./admin-store.ts";
 import { configFlags } from "./config-flags.ts";
-
-const SOURCE = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
 const what: Record<ImportFormatName, string> = {
   advisories: "advisory YAML documents (<package>.advisories.yaml, schema 2 to 2.0.2)",
@@ -63,12 +63,6 @@ function importVerb(format: ImportFormatName, withStore: WithStore): LocalVerbNo
       `cat feed | lading admin import ${format} -`,
     ],
     run: async (parsed, out) => {
-      const source = flagText(parsed, "source") ?? format;
-      if (!SOURCE.test(source))
-        throw new UsageError("--source must match ^[a-z0-9][a-z0-9._-]{0,62}$");
-      const group = flagText(parsed, "group");
-      if (group !== undefined && !isUidp(group))
-        throw new UsageError("--group must be a group uid");
       const files = await feedFiles(parsed.args, spec.extensions);
       return runImports(parsed, out, withStore, [[format, files]], []);
     },
@@ -127,8 +121,8 @@ function runImports(
 ): Promise<number> {
   const single = work.length === 1 ? work[0][0] : undefined;
   const source = flagText(parsed, "source") ?? single;
-  if (source !== undefined && !SOURCE.test(source))
-    throw new UsageError("--source must match ^[a-z0-9][a-z0-9._-]{0,62}$");
+  if (source !== undefined && !isSourceName(source))
+    throw new UsageError(`--source ${sourceNameRule}`);
   const group = flagText(parsed, "group");
   if (group !== undefined && !isUidp(group)) throw new UsageError("--group must be a group uid");
   return withStore(parsed, async ({ store }) => {

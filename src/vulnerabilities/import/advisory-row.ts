@@ -19,6 +19,16 @@ export interface ImportTarget {
   author: string;
 }
 
+const SOURCE = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+
+/** What a source name must match, as said in errors. */
+export const sourceNameRule = "must match ^[a-z0-9][a-z0-9._-]{0,62}$";
+
+/** True for an import source name: lower-case letters, digits, `.`, `_` and `-`, 1–63 long. */
+export function isSourceName(name: string): boolean {
+  return SOURCE.test(name);
+}
+
 /** The bit of `type` in event_mask. */
 export function eventBit(type: string): number {
   const index = advisoryEventTypes.indexOf(type as (typeof advisoryEventTypes)[number]);
