@@ -11,3 +11,6 @@ export interface AdvisoryContext {
 
 /** The error domain of Advisory API errors. */
 export const advisoryDomain = "advisory";
+
+/** Longest id or package name accepted: real ones are short, and these calls need no credentials. */
+export const maxIdLength = 256;

@@ -15,7 +15,7 @@ import {
   type StoredEvent,
   splitValues,
 } from "../vulnerabilities/index.ts";
-import { advisoryDomain } from "./advisory-context.ts";
+import { advisoryDomain, maxIdLength } from "./advisory-context.ts";
 
 type DocumentEventInit = MessageInitShape<typeof DocumentEventSchema>;
 
@@ -38,8 +38,10 @@ export async function listDocuments(
     violations.push({ field: "id", description: "id or cves is required" });
   if (cves.length > maxDocumentCves)
     violations.push({ field: "cves", description: `takes at most ${maxDocumentCves} ids` });
-  if (req.id.length > 256)
-    violations.push({ field: "id", description: "must be at most 256 characters" });
+  if (req.id.length > maxIdLength)
+    violations.push({ field: "id", description: `must be at most ${maxIdLength} characters` });
+  if (cves.some((id) => id.length > maxIdLength))
+    violations.push({ field: "cves", description: `ids are at most ${maxIdLength} characters` });
   if (violations.length > 0) throw invalidArgument(advisoryDomain, violations);
 
   let query = db

@@ -267,6 +267,11 @@ matrix("Advisory domain", (h) => {
       ["CGA-4444-cccc-4444"],
     );
     assert.equal(failed(await anonymous.listDocuments({})).code, 3);
+    const longCve = failed(await anonymous.listDocuments({ cves: ["X".repeat(257)] }));
+    assert.deepEqual(
+      violations(longCve).map((v) => v.field),
+      ["cves"],
+    );
     const viaAlias = ok(await anonymous.listDocuments({ cves: ["CVE-2024-0777"] }));
     assert.deepEqual(
       viaAlias.documents.map((d: Loose) => d.id),
