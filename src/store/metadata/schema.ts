@@ -4,6 +4,12 @@ import type {
   VulnerabilitiesTable,
   VulnerabilityAliasesTable,
 } from "./security-data-schema.ts";
+import type {
+  ImagePackagesTable,
+  ImageSbomsTable,
+  ImageScansTable,
+  VulnReportsTable,
+} from "./vuln-reports-schema.ts";
 
 /**
  * Table shapes of the metadata store. Timestamps are ISO 8601 UTC strings with milliseconds,
@@ -307,6 +313,10 @@ export interface MetadataSchema {
   advisory_aliases: AdvisoryAliasesTable;
   vulnerabilities: VulnerabilitiesTable;
   vulnerability_aliases: VulnerabilityAliasesTable;
+  image_scans: ImageScansTable;
+  image_sboms: ImageSbomsTable;
+  image_packages: ImagePackagesTable;
+  vuln_reports: VulnReportsTable;
 }
 
 /** The columns of an identity row that only some kinds of identity use, all unset. */

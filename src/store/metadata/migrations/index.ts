@@ -4,6 +4,7 @@ import * as listCounts from "./0002-list-counts.ts";
 import * as registry from "./0003-registry.ts";
 import * as federation from "./0004-federation.ts";
 import * as securityData from "./0005-security-data.ts";
+import * as vulnReports from "./0006-vuln-reports.ts";
 
 /** Every migration, in order. Names never change once released. */
 export const migrationProvider: MigrationProvider = {
@@ -14,6 +15,7 @@ export const migrationProvider: MigrationProvider = {
       "0003-registry": registry,
       "0004-federation": federation,
       "0005-security-data": securityData,
+      "0006-vuln-reports": vulnReports,
     };
   },
 };
