@@ -64,6 +64,15 @@ export interface ListQuery {
      */
     counted?: boolean;
   };
+  /**
+   * Counts the rows faster than the store can (e.g. from a copy in memory), or returns
+   * undefined to let the store count. Only asked when the per-parent counters cannot answer.
+   */
+  countRows?: (scope: {
+    visible: Visibility;
+    descendantsOf: string;
+    childrenOf: string;
+  }) => Promise<bigint | undefined>;
   /** What the caller may see, from its grants. */
   visible: Visibility;
   /** Who asks: a page token only works for the caller it was issued to. */
@@ -179,7 +188,7 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
       // subtree on its own range (scopes never overlap once nested ones are dropped) and add.
       const scopes = outermost(query.visible.scopes);
       const perScope = !impliedVisible && !query.visible.childrenOf?.length && scopes.length > 1;
-      const counted = () =>
+      const countedByStore = () =>
         perScope
           ? Promise.all(
               scopes.map((scope) =>
@@ -189,6 +198,9 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
               ),
             ).then((counts) => counts.reduce((a, b) => a + b, 0n))
           : countWhere(where);
+      const counted = async () =>
+        (await query.countRows?.({ visible: query.visible, descendantsOf, childrenOf })) ??
+        countedByStore();
       const [totalCount, found] = await Promise.all([
         plan ? countFromCounters(anyDb, spec.table, plan) : counted(),
         keys

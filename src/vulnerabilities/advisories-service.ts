@@ -18,6 +18,7 @@ import type { AdvisoriesTable, MetadataSchema } from "../store/metadata/index.ts
 import { parentOf } from "../uidp/index.ts";
 import { advisoryConditions } from "./advisory-filters.ts";
 import { advisoryFromRow } from "./advisory-message.ts";
+import { createAdvisorySearchIndex } from "./advisory-search-index.ts";
 import { feedParsers } from "./feeds/feed-formats.ts";
 import { isSourceName, sourceNameRule } from "./import/advisory-row.ts";
 import { importFeed } from "./import/import-feed.ts";
@@ -60,16 +61,19 @@ export async function advisoriesFromRows(
 /** The AdvisoriesService implementation. */
 export function createAdvisoriesService(ctx: VulnerabilitiesContext): BoundService {
   const { db } = ctx;
+  const searchIndex = ctx.searchIndex ?? createAdvisorySearchIndex(db);
   const dialect = db.getExecutor().adapter instanceof PostgresAdapter ? "postgres" : "sqlite";
   return bindService(AdvisoriesService, {
     async listAdvisories(req, call) {
       const conditions = advisoryConditions(req, dialect);
       if (conditions.error) throw invalidArgument(vulnerabilitiesDomain, conditions.error);
       const scopes = await scopesOf(call, "advisories.list");
+      const search = conditions.value?.search;
       const page = await ctx.lists.list(listSpec, {
         parameters: req,
         filters: {},
         conditions: conditions.value,
+        countRows: search && ((scope) => searchIndex.count({ ...search, ...scope })),
         visible: { scopes: [...scopes, publicAdvisoriesGroupUid] },
         caller: call.principal?.identityUid ?? "",
       });

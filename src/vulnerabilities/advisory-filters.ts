@@ -32,6 +32,8 @@ export interface AdvisoryConditions {
   where: (eb: AnyBuilder) => Expression<SqlBool>;
   /** Only "not withdrawn": the live counters give the total. */
   counted: boolean;
+  /** Set when `query` is the only filter: the search index can count the matches. */
+  search?: { query: string; showWithdrawn: boolean };
 }
 
 /** Builds the conditions of `req`'s filters; `{ error }` lists every bad filter. */
@@ -135,5 +137,8 @@ export function advisoryConditions(
     !latest &&
     query === "" &&
     !req.showWithdrawn;
-  return { value: { binding, where, counted } };
+  const others =
+    Object.values(sets).some((v) => v.length > 0) || aliases.length > 0 || mask !== 0 || !!latest;
+  const search = query !== "" && !others ? { query, showWithdrawn: req.showWithdrawn } : undefined;
+  return { value: { binding, where, counted, search } };
 }

@@ -1,6 +1,7 @@
 export * from "./advisories-service.ts";
 export * from "./advisory-filters.ts";
 export * from "./advisory-message.ts";
+export * from "./advisory-search-index.ts";
 export * from "./feeds/index.ts";
 export {
   type ImportTarget,

@@ -1,11 +1,14 @@
 import type { Kysely } from "kysely";
 import type { ListEngine } from "../lists/index.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
+import type { AdvisorySearchIndex } from "./advisory-search-index.ts";
 
 /** What the Vulnerabilities services share. */
 export interface VulnerabilitiesContext {
   db: Kysely<MetadataSchema>;
   lists: ListEngine;
+  /** Counts `query` matches from memory; one per server, created by the service if absent. */
+  searchIndex?: AdvisorySearchIndex;
 }
 
 /** The error domain of Vulnerabilities API errors. */

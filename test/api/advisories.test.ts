@@ -19,6 +19,9 @@ const ids = {
   p1: "CGA-wwww-xxxx-2345",
 };
 
+/** An advisory imported only by the last test. */
+const laterId = "CGA-xxxx-3333-wwww";
+
 /** acme's own advisories: three packages, every kind of latest event among them. */
 const acmeDocuments = [
   {
@@ -420,5 +423,37 @@ matrix("Advisories", (h) => {
       }),
     );
     assert.equal(again.unchanged, "5");
+  });
+
+  it("keeps query totals exact right after an import changes the matches", async () => {
+    const before = Number((await list({ query: "zlib-ng" })).totalCount);
+    // The first query loads the in-memory search copy in the background; let it finish.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(Number((await list({ query: "zlib-ng" })).totalCount), before);
+    ok(
+      await api.importAdvisories({
+        parent: org,
+        format: "IMPORT_FORMAT_ADVISORIES",
+        documents: [
+          {
+            name: "zlib-ng.advisories.yaml",
+            content: advisoryYaml("zlib-ng", [
+              {
+                id: laterId,
+                aliases: ["CVE-2024-0901"],
+                events: detectedThenFixed(
+                  "2024-02-01T00:00:00Z",
+                  "2024-02-02T00:00:00Z",
+                  "2.2.0-r0",
+                ),
+              },
+            ]),
+          },
+        ],
+      }),
+    );
+    const after = await list({ query: "zlib-ng" });
+    assert.equal(Number(after.totalCount), before + 1);
+    assert.deepEqual(advisoryIds(after), [laterId]);
   });
 });

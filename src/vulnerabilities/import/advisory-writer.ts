@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Kysely, Transaction } from "kysely";
 import type { AdvisoriesTable, MetadataSchema } from "../../store/metadata/index.ts";
 import { newChildUid } from "../../uidp/index.ts";
+import { countAdvisoryChange } from "../advisory-changes.ts";
 import type { AdvisoryRecord } from "../feeds/feed-records.ts";
 import { advisoryContent, type ImportTarget } from "./advisory-row.ts";
 import type { ImportSummary } from "./import-summary.ts";
@@ -158,6 +159,7 @@ export class AdvisoryWriter {
       await insertChunked(trx, "advisories", inserts);
       await insertChunked(trx, "advisory_aliases", aliasRows);
       await countLive(trx, parentUid, live);
+      if (inserts.length > 0 || changedUids.length > 0) await countAdvisoryChange(trx);
     });
   }
 
@@ -194,6 +196,7 @@ export class AdvisoryWriter {
             .execute();
         }
         await countLive(trx, parentUid, -part.length);
+        await countAdvisoryChange(trx);
       });
     }
     this.#summary.withdrawn += leaving.length;

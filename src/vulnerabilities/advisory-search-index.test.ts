@@ -1,0 +1,161 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { type Kysely, sql } from "kysely";
+import { generateAdvisoryDocuments } from "../../test/support/advisory-documents.ts";
+import { createTestStore, storeKinds, type TestStore } from "../../test/support/stores.ts";
+import {
+  createMetadataStore,
+  type MetadataSchema,
+  type MetadataStore,
+} from "../store/metadata/index.ts";
+import { newChildUid, newRootUid } from "../uidp/index.ts";
+import { createAdvisorySearchIndex, type SearchCount } from "./advisory-search-index.ts";
+import { importFeed } from "./import/import-feed.ts";
+import { importFormats } from "./import/import-formats.ts";
+import { ensurePublicAdvisoriesGroup } from "./public-advisories.ts";
+
+/** What the store says, with the list engine's visibility rule written out once more. */
+async function storeCount(db: Kysely<MetadataSchema>, r: SearchCount): Promise<bigint> {
+  let q = db
+    .selectFrom("advisories")
+    .select((eb) => eb.fn.countAll<string | number>().as("n"))
+    .where((eb) =>
+      eb.or(
+        r.visible.scopes.flatMap((s) => [
+          eb("uid", "=", s),
+          eb.and([eb("uid", ">", `${s}/`), eb("uid", "<", `${s}0`)]),
+        ]),
+      ),
+    )
+    .where(sql<boolean>`search_text like ${`%${r.query.replace(/[%_\\]/g, "\\$&")}%`} escape '\\'`);
+  if (!r.showWithdrawn) q = q.where("withdrawn_time", "is", null);
+  if (r.descendantsOf !== "") {
+    q = q.where("uid", ">", `${r.descendantsOf}/`).where("uid", "<", `${r.descendantsOf}0`);
+  }
+  return BigInt((await q.executeTakeFirstOrThrow()).n);
+}
+
+for (const kind of storeKinds) {
+  describe(`advisory search index [${kind}]`, () => {
+    let location: TestStore;
+    let store: MetadataStore;
+    const org = newRootUid();
+    const team = newChildUid(org);
+    const other = newRootUid();
+    let publicGroup = "";
+
+    const load = (parentUid: string, count: number, seed: number) =>
+      importFeed(
+        store.db,
+        { parentUid, source: "test", author: "test" },
+        importFormats.advisories.parser,
+        generateAdvisoryDocuments(count, seed).map((d) => ({
+          file: `${d.name}.advisories.yaml`,
+          text: d.text,
+        })),
+        { finish: true },
+      );
+
+    before(async () => {
+      location = await createTestStore(kind);
+      store = createMetadataStore(location.options);
+      await store.migrate();
+      publicGroup = await ensurePublicAdvisoriesGroup(store.db);
+      await load(publicGroup, 300, 1);
+      await load(org, 120, 2);
+      await load(team, 80, 3);
+      await load(other, 90, 4);
+      // Withdraw some: a re-import of fewer documents withdraws the rest of the source.
+      await load(team, 40, 3);
+    });
+    after(async () => {
+      await store.close();
+      await location.drop();
+    });
+
+    it("counts exactly what the store counts, for scopes, subtrees and withdrawn rows", async () => {
+      const index = createAdvisorySearchIndex(store.db);
+      await index.refresh();
+      const cases: Omit<SearchCount, "query">[] = [
+        {
+          visible: { scopes: [publicGroup] },
+          descendantsOf: "",
+          childrenOf: "",
+          showWithdrawn: false,
+        },
+        {
+          visible: { scopes: [org, publicGroup] },
+          descendantsOf: "",
+          childrenOf: "",
+          showWithdrawn: false,
+        },
+        {
+          visible: { scopes: [org, team] },
+          descendantsOf: "",
+          childrenOf: "",
+          showWithdrawn: true,
+        },
+        { visible: { scopes: [org] }, descendantsOf: team, childrenOf: "", showWithdrawn: false },
+        { visible: { scopes: [team] }, descendantsOf: org, childrenOf: "", showWithdrawn: true },
+        { visible: { scopes: [other] }, descendantsOf: org, childrenOf: "", showWithdrawn: false },
+        { visible: { scopes: [] }, descendantsOf: "", childrenOf: "", showWithdrawn: false },
+      ];
+      let nonZero = 0;
+      for (const query of ["cve-", "cve-2021", "openssl", "go-module", "ghsa", "zz-none", "-"]) {
+        for (const c of cases) {
+          const request = { ...c, query };
+          const expected = await storeCount(store.db, request);
+          if (expected > 0n) nonZero++;
+          assert.equal(await index.count(request), expected, `${query} in ${JSON.stringify(c)}`);
+        }
+      }
+      assert.ok(nonZero > 20, "the cases must match rows, or they prove nothing");
+      const withdrawn = { visible: { scopes: [team] }, descendantsOf: "", childrenOf: "" };
+      assert.ok(
+        (await storeCount(store.db, { ...withdrawn, query: "cve-", showWithdrawn: true })) >
+          (await storeCount(store.db, { ...withdrawn, query: "cve-", showWithdrawn: false })),
+        "some matching advisories must be withdrawn, or show_withdrawn proves nothing",
+      );
+    });
+
+    it("answers nothing once advisories change, and again after it reloads", async () => {
+      const index = createAdvisorySearchIndex(store.db);
+      await index.refresh();
+      const request: SearchCount = {
+        query: "cve-",
+        showWithdrawn: false,
+        visible: { scopes: [other] },
+        descendantsOf: "",
+        childrenOf: "",
+      };
+      const before = await index.count(request);
+      assert.ok(before !== undefined && before > 0n);
+      await load(other, 150, 4);
+      assert.equal(await index.count(request), undefined, "a stale copy must not answer");
+      await index.refresh();
+      const now = await index.count(request);
+      assert.equal(now, await storeCount(store.db, request));
+      assert.ok(now !== undefined && now > before);
+    });
+
+    it("leaves children_of filters and over-large tables to the store", async () => {
+      const index = createAdvisorySearchIndex(store.db);
+      await index.refresh();
+      const base: SearchCount = {
+        query: "cve-",
+        showWithdrawn: false,
+        visible: { scopes: [org] },
+        descendantsOf: "",
+        childrenOf: "",
+      };
+      assert.equal(await index.count({ ...base, childrenOf: org }), undefined);
+      assert.equal(
+        await index.count({ ...base, visible: { scopes: [], childrenOf: [org] } }),
+        undefined,
+      );
+      const small = createAdvisorySearchIndex(store.db, { maxRows: 10 });
+      await small.refresh();
+      assert.equal(await small.count(base), undefined);
+    });
+  });
+}
