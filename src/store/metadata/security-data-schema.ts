@@ -32,6 +32,8 @@ export interface AdvisoriesTable {
   source_key: string;
   /** The source document the entry came from; withdrawal works per document. */
   document: string;
+  /** JSON array of OSV `affected` entries (package, ranges) for matching; "" when none. */
+  affected: string;
   /** SHA-256 of the stored content: a re-import that changes nothing writes nothing. */
   content_hash: string;
   withdrawn_time: string | null;

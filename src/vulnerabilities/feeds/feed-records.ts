@@ -3,6 +3,7 @@
  * shape, whatever the source format. The import engine stores these; parsers never touch the
  * store.
  */
+import type { OsvAffected } from "../../versions/index.ts";
 
 /** The event kinds of an advisory, as the advisory YAML documents name them (formats §1.1). */
 export const advisoryEventTypes = [
@@ -88,6 +89,8 @@ export interface AdvisoryRecord {
   packageNamespace: string;
   /** Set when the source itself marks the entry withdrawn (OSV `withdrawn`). */
   withdrawn?: { time: string; reason: string };
+  /** OSV's version ranges for this package, when the source has them; matching uses them. */
+  affected?: OsvAffected[];
 }
 
 /** A CVSS (or other) severity: the vector as given, and the base score computed from it. */

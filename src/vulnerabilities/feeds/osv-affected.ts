@@ -1,4 +1,11 @@
-import { schemeFor, semverScheme, type VersionScheme } from "../../versions/index.ts";
+import {
+  type OsvAffected,
+  type OsvEvent,
+  type OsvRange,
+  schemeFor,
+  semverScheme,
+  type VersionScheme,
+} from "../../versions/index.ts";
 import { deriveAdvisoryId, isAdvisoryId } from "./advisory-id.ts";
 import { isObject } from "./advisory-yaml-event.ts";
 import type { AdvisoryEventRecord, AdvisoryRecord } from "./feed-records.ts";
@@ -36,6 +43,8 @@ export interface OsvPackageEntry {
   arch: string;
   fixes: Fix[];
   contested: boolean;
+  /** What the entry says about versions, kept for matching installed versions. */
+  affected: OsvAffected;
 }
 
 /**
@@ -70,7 +79,25 @@ export function readOsvAffected(
   if (!Array.isArray(versions) || versions.some((v) => typeof v !== "string")) {
     return { error: "versions must be a list of text", key };
   }
-  return { value: { key, ecosystem, name, arch, fixes, contested } };
+  const ranges = (rawRanges as Record<string, unknown>[]).map(
+    (r): OsvRange => ({
+      type: r.type as string,
+      ...(typeof r.repo === "string" ? { repo: r.repo } : {}),
+      events: (r.events as Record<string, string>[]).map((e) => {
+        const kind = EVENT_KINDS.find((k) => e[k] !== undefined) ?? "introduced";
+        return { [kind]: e[kind] } as OsvEvent;
+      }),
+    }),
+  );
+  // A versions list is kept only when no range can be evaluated: it is usually the ranges
+  // enumerated, and can run to thousands of entries.
+  const evaluable = ranges.some((r) => r.type !== "GIT");
+  const affected: OsvAffected = {
+    package: { ecosystem, name, ...(typeof purl === "string" ? { purl } : {}) },
+    ranges,
+    ...(evaluable || versions.length === 0 ? {} : { versions: versions as string[] }),
+  };
+  return { value: { key, ecosystem, name, arch, fixes, contested, affected } };
 }
 
 /**
@@ -116,6 +143,7 @@ export function osvAdvisory(entries: OsvPackageEntry[], record: OsvRecordContext
     packageNamespace: ecosystem.toLowerCase(),
   };
   if (record.withdrawn) advisory.withdrawn = { ...record.withdrawn };
+  advisory.affected = entries.map((e) => e.affected);
   return advisory;
 }
 

@@ -79,7 +79,46 @@ test("a record gives its metadata and one advisory per package", () => {
         { timestamp: "2024-05-02T00:00:00.000Z", type: "fixed", fixedVersion: "8.5.0-r1" },
       ],
       packageNamespace: "wolfi",
+      affected: [
+        {
+          package: {
+            ecosystem: "Wolfi",
+            name: "curl",
+            purl: "pkg:apk/wolfi/curl?arch=x86_64",
+          },
+          ranges: [{ type: "ECOSYSTEM", events: [{ introduced: "0" }, { fixed: "8.5.0-r1" }] }],
+        },
+      ],
     },
+  ]);
+});
+
+test("ranges are kept for matching; a versions list only when no range can be evaluated", () => {
+  const ranged = affected({
+    package: { ecosystem: "PyPI", name: "jinja2" },
+    ranges: [
+      {
+        type: "ECOSYSTEM",
+        events: [{ introduced: "2.0" }, { fixed: "2.11.3" }],
+        database_specific: { x: 1 },
+      },
+    ],
+    versions: ["2.0", "2.11.2"],
+  });
+  assert.deepEqual(ranged.advisories[0].affected, [
+    {
+      package: { ecosystem: "PyPI", name: "jinja2" },
+      ranges: [{ type: "ECOSYSTEM", events: [{ introduced: "2.0" }, { fixed: "2.11.3" }] }],
+    },
+  ]);
+  const gitOnly = affected({
+    package: { ecosystem: "PyPI", name: "jinja2" },
+    ranges: [{ type: "GIT", repo: "https://example.com/r", events: [{ introduced: "abc" }] }],
+    versions: ["2.0", "2.11.2"],
+  });
+  assert.deepEqual(gitOnly.advisories[0].affected?.[0].versions, ["2.0", "2.11.2"]);
+  assert.deepEqual(gitOnly.advisories[0].affected?.[0].ranges, [
+    { type: "GIT", repo: "https://example.com/r", events: [{ introduced: "abc" }] },
   ]);
 });
 

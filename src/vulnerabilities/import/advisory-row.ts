@@ -81,9 +81,12 @@ export function advisoryContent(
     source: target.source,
     source_key: record.key,
     document: record.document,
+    affected: record.affected?.length ? JSON.stringify(record.affected) : "",
   };
-  // Who imports is not content: the same data from another publisher changes nothing.
-  const { author: _author, ...compared } = content;
+  // Who imports is not content: the same data from another publisher changes nothing. An
+  // empty `affected` stays out of the hash, so rows stored before it existed still compare.
+  const { author: _author, affected, ...rest } = content;
+  const compared = affected === "" ? rest : { ...rest, affected };
   const hash = createHash("sha256").update(JSON.stringify(compared)).digest("hex");
   return { ...content, content_hash: hash };
 }

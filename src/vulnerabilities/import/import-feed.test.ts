@@ -78,3 +78,60 @@ for (const kind of ["sqlite", "postgres"] as const) {
     });
   });
 }
+
+for (const kind of ["sqlite", "postgres"] as const) {
+  describe(`importFeed keeps OSV ranges for matching [${kind}]`, () => {
+    let store: MetadataStore;
+    let close: () => Promise<void>;
+    const target = { parentUid: "b".repeat(40), source: "osv", author: "t" };
+    before(async () => {
+      ({ store, close } = await openTestStore(kind));
+    });
+    after(() => close());
+
+    it("stores each package's ranges, and none for advisory documents", async () => {
+      const osv = {
+        id: "GHSA-2345-6789-cfgh",
+        modified: "2024-05-02T00:00:00Z",
+        affected: [
+          {
+            package: { ecosystem: "npm", name: "left-pad" },
+            ranges: [{ type: "SEMVER", events: [{ introduced: "1.1.0" }, { fixed: "1.3.0" }] }],
+          },
+        ],
+      };
+      await importFeed(
+        store.db,
+        target,
+        importFormats.osv.parser,
+        [{ file: "r.json", text: JSON.stringify(osv) }],
+        { finish: false },
+      );
+      const row = await store.db
+        .selectFrom("advisories")
+        .select(["artifact_name", "affected"])
+        .where("parent_uid", "=", target.parentUid)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.artifact_name, "left-pad");
+      assert.deepEqual(JSON.parse(row.affected), [
+        {
+          package: { ecosystem: "npm", name: "left-pad" },
+          ranges: [{ type: "SEMVER", events: [{ introduced: "1.1.0" }, { fixed: "1.3.0" }] }],
+        },
+      ]);
+      await importFeed(
+        store.db,
+        { ...target, source: "advisories" },
+        importFormats.advisories.parser,
+        documents(1),
+        { finish: false },
+      );
+      const yaml = await store.db
+        .selectFrom("advisories")
+        .select("affected")
+        .where("source", "=", "advisories")
+        .executeTakeFirstOrThrow();
+      assert.equal(yaml.affected, "");
+    });
+  });
+}

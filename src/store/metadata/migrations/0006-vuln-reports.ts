@@ -12,6 +12,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // `query` totals are counted in memory now (src/vulnerabilities/advisory-search-index.ts);
   // this index only slowed every advisory write.
   await db.schema.dropIndex("advisories_search").execute();
+  // OSV ranges, so a package is matched by where its version falls, not only by the fix.
+  await db.schema
+    .alterTable("advisories")
+    .addColumn("affected", "text", (c) => c.notNull().defaultTo(""))
+    .execute();
   await db.schema
     .createTable("image_scans")
     .addColumn("repo_uid", t.key, (c) => c.notNull())
