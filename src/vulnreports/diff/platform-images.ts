@@ -11,7 +11,7 @@ import type { BlobStore } from "../../store/blobs/index.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 
 /** Most platforms of an index compared or stated; the rest are left out (docs/decisions.md). */
-export const maxPlatforms = 64;
+export const maxPlatforms = 16;
 
 /** One image manifest of a stored manifest: the manifest itself, or a child of an index. */
 export interface PlatformImage {

@@ -1,12 +1,6 @@
 import { failedPrecondition, notFound } from "../../errors/index.ts";
 import { ImageInsightsService } from "../../gen/lading/registry/v2/image_insights_pb.js";
-import {
-  isIndex,
-  type ParsedManifest,
-  type RegistryContext,
-  readJsonBlob,
-  registryDomain,
-} from "../../registry/index.ts";
+import { type RegistryContext, registryDomain } from "../../registry/index.ts";
 import { type BoundService, bindService } from "../../rpc/index.ts";
 import type { ReposTable } from "../../store/metadata/index.ts";
 import {
@@ -62,7 +56,8 @@ export function createImageInsightsService(
 
     async getImageVex(req, call) {
       const repo = await loadReadableRepo(ctx, call, req.repo, { digest: req.digest });
-      const platforms = (await scanned(repo, req.digest)).filter((p) => p.scan.state === "done");
+      const images = await scanned(repo, req.digest);
+      const platforms = images.filter((p) => p.scan.state === "done");
       if (platforms.length === 0) {
         throw failedPrecondition(registryDomain, "the image has no finished scan yet", [
           { type: "SCAN", subject: `${repo.uid}@${req.digest}`, description: "not scanned yet" },
@@ -76,18 +71,12 @@ export function createImageInsightsService(
         .select("name")
         .where("uid", "=", repo.root_uid)
         .executeTakeFirstOrThrow();
-      const stored = await db
-        .selectFrom("manifests")
-        .select("media_type")
-        .where("repo_uid", "=", repo.uid)
-        .where("digest", "=", req.digest)
-        .executeTakeFirstOrThrow();
-      const manifest = (await readJsonBlob<ParsedManifest>(blobs, req.digest)) ?? {};
       const host = new URL(options.registryUrl()).host;
       const document = buildOpenVex({
         repoUid: repo.uid,
         digest: req.digest,
-        isIndex: isIndex(stored.media_type, manifest),
+        // An image manifest is its own only platform; an index's platforms are its children.
+        isIndex: images.length !== 1 || images[0].digest !== req.digest,
         imageName: repo.name.slice(repo.name.lastIndexOf("/") + 1),
         repositoryUrl: `${host}/${org.name}/${repo.name}`,
         platforms,

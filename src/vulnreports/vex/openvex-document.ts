@@ -88,6 +88,9 @@ export function buildOpenVex(input: VexInput): VexDocumentShape {
 
   for (const platform of input.platforms) {
     const stated = new Set<string>();
+    const matchedPairs = new Set(
+      platform.scan.matches.map((m) => `${m.vulnerability.id}\n${packageRef(m.pkg)}`),
+    );
     const packages = new Map(platform.scan.packages.map((p) => [packageRef(p), p]));
     for (const pkg of packages.values()) {
       const candidates = new Set([
@@ -98,9 +101,7 @@ export function buildOpenVex(input: VexInput): VexDocumentShape {
         const latest = advisory.events.at(-1);
         if (!latest) continue;
         const ids = [advisory.advisoryId, ...advisory.aliases];
-        const matched = platform.scan.matches.some(
-          (m) => packageRef(m.pkg) === packageRef(pkg) && ids.includes(m.vulnerability.id),
-        );
+        const matched = ids.some((id) => matchedPairs.has(`${id}\n${packageRef(pkg)}`));
         const status = vexStatusOf(latest, pkg);
         if (!matched && !resolves(latest, status)) continue;
         for (const id of ids) stated.add(`${id}\n${packageRef(pkg)}`);
