@@ -299,6 +299,28 @@ matrix("Image diff and VEX", (h) => {
     assert.equal(pending.code, 9);
   });
 
+  it("compares at most 16 platforms of an index", async () => {
+    const children = [];
+    for (let i = 0; i < 17; i++) {
+      const image = await putImage(h.server, repo, `arch${i}`, [10]);
+      children.push({
+        mediaType: manifestType,
+        digest: image.digest,
+        size: 1,
+        platform: { architecture: `arch${i}`, os: "linux" },
+      });
+    }
+    const wide = await putManifest(h.server, repo, {
+      schemaVersion: 2,
+      mediaType: indexType,
+      manifests: children,
+    });
+    const diff = ok(await api.diff(repo, wide, wide));
+    assert.equal(diff.architectures.length, 16);
+    assert.equal(diff.architectures[15].architecture, "arch15");
+    assert.equal(diff.architectures[0].from.scanState, "not_scanned");
+  });
+
   it("validates the repo and digests, and answers NOT_FOUND for an unknown manifest", async () => {
     const bad = failed(await api.diff("nope", "sha256:bad", ""));
     assert.deepEqual(

@@ -46,13 +46,15 @@ function changesLimit(parsed: ParsedArgs): number {
 
 /**
  * The latest `limit` moves of a history, each with a one-line summary of its diff from the
- * move before (docs/vulnerability-reports.md); the first move of the tag has none to compare.
+ * move before (docs/vulnerability-reports.md). The first record has none to compare with: it
+ * is the tag's first version, or with --start (or a full page) just the earliest shown.
  */
 async function withChanges(
   ctx: CliContext,
   name: string,
   rows: Json[],
   limit: number,
+  fromTheStart: boolean,
 ): Promise<Json[]> {
   const api = createApiClient(ctx);
   const repo = await resolveRepo(api, name);
@@ -62,7 +64,7 @@ async function withChanges(
     const row = rows[i];
     const previous = rows[i - 1];
     if (!previous) {
-      moves.push({ ...row, changes: "first version" });
+      moves.push({ ...row, changes: fromTheStart ? "first version" : "earliest shown" });
     } else if (previous.digest === row.digest) {
       moves.push({ ...row, changes: "same digest" });
     } else {
@@ -131,7 +133,9 @@ export const history: VerbNode = {
     }
     const columns: Column[] = [field("time", "updateTimestamp"), field("digest", "digest")];
     if (parsed.flags.changes) {
-      const moves = await withChanges(ctx, name, rows, limit);
+      // Without --start and under the endpoint's 1000-record cap, the first record is the tag's first.
+      const fromTheStart = !query.has("start") && rows.length < 1000;
+      const moves = await withChanges(ctx, name, rows, limit, fromTheStart);
       printList(
         ctx,
         moves,
