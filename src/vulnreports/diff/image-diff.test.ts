@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { diffPlatforms, type ScannedImage } from "./image-diff.ts";
 import type { ImageScanData } from "./image-scan-data.ts";
+import type { Severity, StoredMatch } from "./stored-match.ts";
 
 function image(architecture: string, size: bigint, scan: Partial<ImageScanData>): ScannedImage {
   return {
@@ -50,7 +51,7 @@ test("architectures of from come first; one side only is absent on the other", (
 });
 
 test("a CVE still matched in another package is not fixed; counts take the highest severity", () => {
-  const m = (id: string, severity: string, name: string) => ({
+  const m = (id: string, severity: Severity, name: string): StoredMatch => ({
     vulnerability: { id, severity, relatedIds: [] },
     pkg: { name, version: "1", purl: "" },
     fix: { state: "", versions: [] },

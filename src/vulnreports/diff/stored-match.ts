@@ -3,7 +3,7 @@
  * as vuln_reports.matches stores them; only the fields the diff and VEX read.
  */
 export interface StoredMatch {
-  vulnerability: { id: string; severity: string; relatedIds: string[] };
+  vulnerability: { id: string; severity: Severity; relatedIds: string[] };
   pkg: { name: string; version: string; purl: string };
   fix: { state: string; versions: string[] };
 }
@@ -53,9 +53,9 @@ export function parseMatches(text: string): StoredMatch[] {
         severity: severityOf(vulnerability.severity),
         relatedIds: related.filter((id): id is string => typeof id === "string" && id !== ""),
       },
-      pkg: { name: text_(pkg.name), version: text_(pkg.version), purl: text_(pkg.purl) },
+      pkg: { name: textOf(pkg.name), version: textOf(pkg.version), purl: textOf(pkg.purl) },
       fix: {
-        state: text_(fix.state),
+        state: textOf(fix.state),
         versions: Array.isArray(fix.versions)
           ? fix.versions.filter((v): v is string => typeof v === "string")
           : [],
@@ -71,6 +71,6 @@ function record(value: unknown): Record<string, unknown> {
     : {};
 }
 
-function text_(value: unknown): string {
+function textOf(value: unknown): string {
   return typeof value === "string" ? value : "";
 }
