@@ -44,6 +44,7 @@ import {
   type MetadataStore,
 } from "../store/metadata/index.ts";
 import { createAdvisoriesService } from "../vulnerabilities/index.ts";
+import { createImageInsightsService } from "../vulnreports/insights/index.ts";
 
 type RequestHandler = (req: HttpRequest, res: HttpResponse) => void;
 
@@ -107,6 +108,8 @@ export async function startLading(
     createReposService(registry),
     createTagsService(registry),
     createImagesService(registry),
+    // The registry URL is known once its listener is bound, before any request is served.
+    createImageInsightsService(registry, { registryUrl: () => registryUrl }),
     createEolTagsService(registry),
     createAdvisoriesService(ctx),
     createSecurityAdvisoryService({ db, tokens: pageTokens }),

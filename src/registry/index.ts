@@ -1,4 +1,5 @@
 export * from "./eol-tags-service.ts";
+export * from "./image-manifests.ts";
 export * from "./images-service.ts";
 export { resolveRepoPath } from "./registry-access.ts";
 export * from "./registry-context.ts";

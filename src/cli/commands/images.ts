@@ -1,11 +1,14 @@
 import type { GroupNode } from "../command-spec.ts";
 import { resourceCommands } from "../resources/crud.ts";
-import { history, repos, tags } from "../resources/registry.ts";
+import { diff } from "../resources/image-diff.ts";
+import { history } from "../resources/image-history.ts";
+import { vex } from "../resources/image-vex.ts";
+import { repos, tags } from "../resources/registry.ts";
 
 /** `lading images …`. */
 export const imagesCommands: GroupNode = {
   kind: "group",
   name: "images",
-  summary: "Registry repositories, tags and tag history",
-  children: [resourceCommands(repos), resourceCommands(tags), history],
+  summary: "Registry repositories, tags, tag history, image diffs and VEX",
+  children: [resourceCommands(repos), resourceCommands(tags), history, diff, vex],
 };

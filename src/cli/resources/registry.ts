@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
-import { type ApiClient, CliError, type Json, send } from "../api-client.ts";
-import { type CliContext, UsageError } from "../cli-context.ts";
-import { flagText, type ParsedArgs, type VerbNode } from "../command-spec.ts";
-import { type Column, field, printList } from "../output.ts";
+import { type ApiClient, CliError, type Json } from "../api-client.ts";
+import { UsageError } from "../cli-context.ts";
+import { flagText, type ParsedArgs } from "../command-spec.ts";
+import { type Column, field } from "../output.ts";
 import { type Change, type ResourceDef, setIfGiven } from "./crud.ts";
 import { looksLikeUid } from "./roles.ts";
 
@@ -127,76 +127,5 @@ export const tags: ResourceDef = {
       const deprecated = p.flags.deprecated ? true : p.flags["no-deprecated"] ? false : undefined;
       return setIfGiven(change, "deprecated", deprecated);
     },
-  },
-};
-
-/** Splits `<org>/<image>:<tag>`. */
-export function parseTagReference(text: string): { name: string; tag: string } {
-  const colon = text.lastIndexOf(":");
-  if (colon <= text.lastIndexOf("/") || colon <= 0 || !text.slice(0, colon).includes("/")) {
-    throw new UsageError(`expected <org>/<image>:<tag>, got "${text}"`);
-  }
-  return { name: text.slice(0, colon), tag: text.slice(colon + 1) };
-}
-
-async function registryJson(ctx: CliContext, path: string): Promise<Json> {
-  const token = await ctx.token(ctx.registryAudience);
-  const res = await send(
-    `${ctx.registryUrl}${path}`,
-    { headers: { authorization: `Bearer ${token}` } },
-    "registry",
-  );
-  const body = (await res.json().catch(() => ({}))) as Json;
-  if (res.ok) return body;
-  const errors = (body.errors as Json[] | undefined) ?? [];
-  throw new CliError(
-    errors.length
-      ? errors.map((e, i) => `${i === 0 ? "lading: " : "  "}${e.code}: ${e.message}`)
-      : [`lading: registry answered HTTP ${res.status}`],
-  );
-}
-
-/** `lading images history <org>/<image>:<tag>`. */
-export const history: VerbNode = {
-  kind: "verb",
-  name: "history",
-  summary: "Show what a tag pointed to over time (oldest first)",
-  args: "<org>/<image>:<tag>",
-  minArgs: 1,
-  flags: [
-    { name: "start", value: "TIME", help: "from this ISO time (inclusive)" },
-    { name: "end", value: "TIME", help: "until this ISO time (inclusive)" },
-    { name: "pin", type: "boolean", help: "print <registry>/<org>/<image>@<digest> references" },
-  ],
-  examples: [
-    "lading images history acme/app:latest",
-    "lading images history acme/app:latest --end 2026-06-01T00:00:00Z --pin | tail -n 1",
-  ],
-  async run(ctx, parsed) {
-    const { name, tag } = parseTagReference(parsed.args[0]);
-    const query = new URLSearchParams();
-    for (const key of ["start", "end"]) {
-      const value = flagText(parsed, key);
-      if (value) query.set(key, value);
-    }
-    const suffix = query.size ? `?${query}` : "";
-    const answer = await registryJson(
-      ctx,
-      `/v2/${name}/_lading/history/${encodeURIComponent(tag)}${suffix}`,
-    );
-    const rows = (answer.history as Json[] | undefined) ?? [];
-    if (parsed.flags.pin && ctx.output !== "json") {
-      const host = new URL(ctx.registryUrl).host;
-      ctx.stdout.write(rows.map((r) => `${host}/${name}@${r.digest}\n`).join(""));
-      return 0;
-    }
-    printList(
-      ctx,
-      rows,
-      [field("time", "updateTimestamp"), field("digest", "digest")],
-      answer,
-      "digest",
-    );
-    return 0;
   },
 };

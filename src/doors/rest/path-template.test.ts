@@ -48,4 +48,13 @@ describe("path templates", () => {
     assert.equal(matchPathTemplate(t, "/v1/rooms/r1:archive")?.value?.get("name"), "rooms/r1");
     assert.equal(matchPathTemplate(t, "/v1/rooms/r1"), undefined);
   });
+
+  it("keeps a collection verb apart from the collection's own ** template", () => {
+    const verb = template("/registry/v2/images:diff");
+    const deep = template("/registry/v2/images/{repo_uid=**}");
+    assert.equal(matchPathTemplate(verb, "/registry/v2/images:diff")?.value?.size, 0);
+    assert.equal(matchPathTemplate(deep, "/registry/v2/images:diff"), undefined);
+    assert.equal(matchPathTemplate(verb, "/registry/v2/images:vex"), undefined);
+    assert.equal(matchPathTemplate(verb, "/registry/v2/images/x:diff"), undefined);
+  });
 });

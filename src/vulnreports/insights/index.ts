@@ -1,0 +1,1 @@
+export * from "./image-insights-service.ts";

@@ -1,0 +1,2 @@
+export * from "./openvex-document.ts";
+export * from "./vex-status.ts";
