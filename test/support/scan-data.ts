@@ -118,6 +118,7 @@ export async function recordAdvisory(
       parent_uid: parentUid,
       advisory_id: advisory.id,
       artifact_name: advisory.artifact,
+      affected: "",
       artifact_type: "apk",
       artifact_architecture: "",
       component_name: "",
