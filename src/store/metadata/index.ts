@@ -1,3 +1,4 @@
+export type * from "./events-schema.ts";
 export * from "./metadata-store.ts";
 export { precompiled } from "./precompiled.ts";
 export type * from "./schema.ts";

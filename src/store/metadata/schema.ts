@@ -1,3 +1,4 @@
+import type { DeliveriesTable, EventsTable, SubscriptionsTable } from "./events-schema.ts";
 import type {
   AdvisoriesTable,
   AdvisoryAliasesTable,
@@ -317,6 +318,9 @@ export interface MetadataSchema {
   image_sboms: ImageSbomsTable;
   image_packages: ImagePackagesTable;
   vuln_reports: VulnReportsTable;
+  subscriptions: SubscriptionsTable;
+  events: EventsTable;
+  deliveries: DeliveriesTable;
 }
 
 /** The columns of an identity row that only some kinds of identity use, all unset. */
