@@ -18,28 +18,36 @@ export const sha256 = (bytes: Buffer | string) =>
 
 /** A one-file ustar archive, gzipped. */
 export function tarGz(name: string, content: string): Buffer {
-  const body = Buffer.from(content);
-  const header = Buffer.alloc(512);
-  header.write(name, 0);
-  header.write("0000644\0", 100);
-  header.write("0000000\0", 108);
-  header.write("0000000\0", 116);
-  header.write(`${body.length.toString(8).padStart(11, "0")}\0`, 124);
-  header.write(
-    `${Math.floor(Date.UTC(2026, 0, 1) / 1000)
-      .toString(8)
-      .padStart(11, "0")}\0`,
-    136,
-  );
-  header.write("        ", 148);
-  header.write("0", 156);
-  header.write("ustar\0", 257);
-  header.write("00", 263);
-  let sum = 0;
-  for (const byte of header) sum += byte;
-  header.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148);
-  const padding = Buffer.alloc((512 - (body.length % 512)) % 512);
-  return gzipSync(Buffer.concat([header, body, padding, Buffer.alloc(1024)]));
+  return tarGzFiles([{ name, content }]);
+}
+
+/** A ustar archive of regular files (names under 100 bytes), gzipped. */
+export function tarGzFiles(files: readonly { name: string; content: string }[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const { name, content } of files) {
+    const body = Buffer.from(content);
+    const header = Buffer.alloc(512);
+    header.write(name, 0);
+    header.write("0000644\0", 100);
+    header.write("0000000\0", 108);
+    header.write("0000000\0", 116);
+    header.write(`${body.length.toString(8).padStart(11, "0")}\0`, 124);
+    header.write(
+      `${Math.floor(Date.UTC(2026, 0, 1) / 1000)
+        .toString(8)
+        .padStart(11, "0")}\0`,
+      136,
+    );
+    header.write("        ", 148);
+    header.write("0", 156);
+    header.write("ustar\0", 257);
+    header.write("00", 263);
+    let sum = 0;
+    for (const byte of header) sum += byte;
+    header.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148);
+    parts.push(header, body, Buffer.alloc((512 - (body.length % 512)) % 512));
+  }
+  return gzipSync(Buffer.concat([...parts, Buffer.alloc(1024)]));
 }
 
 /** An image: its blobs by digest, and its manifest bytes and descriptor. */
@@ -49,9 +57,13 @@ export interface BuiltImage {
   descriptor: Descriptor;
 }
 
-/** A single-layer OCI image whose file says `content`. */
-export function buildImage(content: string, architecture = "amd64"): BuiltImage {
-  const layer = tarGz("hello.txt", content);
+/** A single-layer OCI image whose hello.txt says `content`, with any further files. */
+export function buildImage(
+  content: string,
+  architecture = "amd64",
+  files: readonly { name: string; content: string }[] = [],
+): BuiltImage {
+  const layer = tarGzFiles([{ name: "hello.txt", content }, ...files]);
   const diffId = sha256(tarGzRaw(layer));
   const config = Buffer.from(
     JSON.stringify({
