@@ -1,0 +1,324 @@
+import { readFileSync } from "node:fs";
+import type { Kysely } from "kysely";
+import type { Logger } from "pino";
+import type { BlobStore } from "../../store/blobs/index.ts";
+import type { MetadataSchema } from "../../store/metadata/index.ts";
+import type { PushedManifest } from "./pushed-manifest.ts";
+import { type ScanOutcome, scanImage } from "./scan-image.ts";
+import { enqueuePushed } from "./scan-queue.ts";
+import { finishScan, recordSboms } from "./scan-results.ts";
+
+/** Computes an image's vulnerability report from its packages (the matching library). */
+export type MatchImage = (image: { repoUid: string; digest: string }) => Promise<void>;
+
+export interface ScanWorkerOptions {
+  db: Kysely<MetadataSchema>;
+  blobs: BlobStore;
+  /** A logger without request context; nothing secret is logged. */
+  log: Logger;
+  match: MatchImage;
+  /** The registry URL, named in generated SBOMs. */
+  registryUrl: string;
+  /** Written into generated SBOMs as `Tool: lading-<version>`; default package.json's. */
+  toolVersion?: string;
+  /** How often the queue is read when nothing wakes the worker. Default 5 s. */
+  pollMs?: number;
+  /** A scan running longer fails; a claim older than this is taken over. Default 15 min. */
+  scanTimeoutMs?: number;
+}
+
+/** The background scanner of one process. */
+export interface ScanWorker {
+  /** The OCI door's hook: queues what the push asks for and wakes the worker. Never throws. */
+  onManifestPushed(pushed: PushedManifest): void;
+  /** Reads the queue now. */
+  wake(): void;
+  /** Stops claiming, stops the scan under way (its row goes back to the queue), waits. */
+  close(): Promise<void>;
+}
+
+/** Store errors are retried this often before the scan is marked failed. */
+const MAX_ATTEMPTS = 3;
+const RETRY_DELAY_MS = 10_000;
+
+class ScanTimeout extends Error {}
+class WorkerClosed extends Error {}
+
+/**
+ * Starts the worker that takes images off the `image_scans` queue, one at a time (scans are
+ * CPU-bound and the process serves requests too). Claims are conditional updates, so several
+ * replicas share one queue and never scan one image at once; a claim left by a crashed
+ * replica is taken over once older than the scan time limit.
+ */
+export function createScanWorker(options: ScanWorkerOptions): ScanWorker {
+  const { db, blobs, log, match } = options;
+  const pollMs = options.pollMs ?? 5_000;
+  const timeoutMs = options.scanTimeoutMs ?? 15 * 60_000;
+  const toolVersion = options.toolVersion ?? packageVersion();
+  let closed = false;
+  let woken = false;
+  let sleeping: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
+  let inFlight: AbortController | undefined;
+
+  const wake = () => {
+    woken = true;
+    if (sleeping) {
+      clearTimeout(sleeping.timer);
+      sleeping.resolve();
+    }
+  };
+  const sleep = () =>
+    new Promise<void>((resolve) => {
+      if (woken || closed) return resolve();
+      sleeping = { timer: setTimeout(resolve, pollMs), resolve };
+    }).finally(() => {
+      sleeping = undefined;
+    });
+
+  async function loop(): Promise<void> {
+    while (!closed) {
+      woken = false;
+      let worked = false;
+      try {
+        worked = await step();
+      } catch (err) {
+        log.warn({ err }, "reading the scan queue failed");
+      }
+      if (!worked) await sleep();
+    }
+  }
+
+  /** Claims and handles one row; false when the queue had nothing to do now. */
+  async function step(): Promise<boolean> {
+    const time = new Date();
+    const now = time.toISOString();
+    const cutoff = new Date(time.getTime() - timeoutMs).toISOString();
+    const candidates = await db
+      .selectFrom("image_scans")
+      .select(["repo_uid", "digest", "state"])
+      .where((eb) =>
+        eb.or([
+          eb.and([eb("state", "=", "pending"), eb("update_time", "<=", now)]),
+          eb.and([eb("state", "=", "scanning"), eb("claim_time", "<", cutoff)]),
+          eb.and([eb("state", "=", "done"), eb("rematch", "=", 1), eb("update_time", "<=", now)]),
+        ]),
+      )
+      .orderBy("update_time")
+      .limit(8)
+      .execute();
+    for (const c of candidates) {
+      if (closed) return false;
+      if (c.state === "done") {
+        if (await claimRematch(c.repo_uid, c.digest, now)) {
+          await runMatch(c.repo_uid, c.digest);
+          return true;
+        }
+        continue;
+      }
+      const claimed = await db
+        .updateTable("image_scans")
+        .set({ state: "scanning", claim_time: now, update_time: now })
+        .where("repo_uid", "=", c.repo_uid)
+        .where("digest", "=", c.digest)
+        .where((eb) =>
+          eb.or([
+            eb.and([eb("state", "=", "pending"), eb("update_time", "<=", now)]),
+            eb.and([eb("state", "=", "scanning"), eb("claim_time", "<", cutoff)]),
+          ]),
+        )
+        .executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) === 1) {
+        await scanClaimed(c.repo_uid, c.digest, now);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  async function claimRematch(repoUid: string, digest: string, now: string) {
+    const claimed = await db
+      .updateTable("image_scans")
+      .set({ rematch: 0, update_time: now })
+      .where("repo_uid", "=", repoUid)
+      .where("digest", "=", digest)
+      .where("state", "=", "done")
+      .where("rematch", "=", 1)
+      .executeTakeFirst();
+    return Number(claimed.numUpdatedRows) === 1;
+  }
+
+  /** Calls the matcher; a failure leaves the image marked for another try a minute later. */
+  async function runMatch(repoUid: string, digest: string) {
+    try {
+      await match({ repoUid, digest });
+    } catch (err) {
+      log.warn({ err, repoUid, digest }, "matching an image failed; it will be retried");
+      await db
+        .updateTable("image_scans")
+        .set({ rematch: 1, update_time: new Date(Date.now() + 60_000).toISOString() })
+        .where("repo_uid", "=", repoUid)
+        .where("digest", "=", digest)
+        .execute();
+    }
+  }
+
+  async function scanClaimed(repoUid: string, digest: string, claim: string) {
+    const controller = new AbortController();
+    inFlight = controller;
+    const timer = setTimeout(() => controller.abort(new ScanTimeout()), timeoutMs);
+    const started = performance.now();
+    let outcome: ScanOutcome;
+    try {
+      const env = {
+        db,
+        blobs,
+        registryUrl: options.registryUrl,
+        toolVersion,
+        signal: controller.signal,
+      };
+      outcome = await Promise.race([scanImage(env, repoUid, digest), aborted(controller.signal)]);
+    } catch (err) {
+      const reason = controller.signal.reason;
+      const key = { repoUid, digest, claim };
+      if (reason instanceof WorkerClosed) return await release(key);
+      if (reason instanceof ScanTimeout) {
+        outcome = {
+          kind: "failed",
+          reason: `the scan took longer than ${Math.round(timeoutMs / 1000)} s`,
+          sboms: [],
+        };
+      } else return await retryLater(key, err);
+    } finally {
+      clearTimeout(timer);
+      inFlight = undefined;
+    }
+    const ms = Math.round(performance.now() - started);
+    const key = { repoUid, digest, claim };
+    try {
+      await settle(key, outcome, ms);
+    } catch (err) {
+      await retryLater(key, err);
+    }
+  }
+
+  /** Writes what a scan found (or why it failed), then has the image matched. */
+  async function settle(
+    key: { repoUid: string; digest: string; claim: string },
+    outcome: ScanOutcome,
+    ms: number,
+  ) {
+    const { repoUid, digest, claim } = key;
+    if (outcome.kind === "gone") {
+      await db
+        .deleteFrom("image_scans")
+        .where("repo_uid", "=", repoUid)
+        .where("digest", "=", digest)
+        .where("claim_time", "=", claim)
+        .execute();
+      log.debug({ repoUid, digest, reason: outcome.reason }, "not scanned");
+      return;
+    }
+    if (outcome.kind === "failed") {
+      await recordSboms(db, repoUid, digest, outcome.sboms);
+      await db
+        .updateTable("image_scans")
+        .set((eb) => ({
+          state: "failed",
+          reason: outcome.reason,
+          attempts: eb("attempts", "+", 1),
+          claim_time: null,
+          update_time: new Date().toISOString(),
+        }))
+        .where("repo_uid", "=", repoUid)
+        .where("digest", "=", digest)
+        .where("claim_time", "=", claim)
+        .execute();
+      log.info({ repoUid, digest, reason: outcome.reason, ms }, "image scan failed");
+      return;
+    }
+    if (!(await finishScan(db, key, outcome))) return;
+    log.info(
+      { repoUid, digest, sbom: outcome.sbomSource, packages: outcome.packages.length, ms },
+      "image scanned",
+    );
+    await runMatch(repoUid, digest);
+  }
+
+  /** A store error: back to the queue after a delay, or failed after the last attempt. */
+  async function retryLater(key: { repoUid: string; digest: string; claim: string }, err: unknown) {
+    log.warn({ err, repoUid: key.repoUid, digest: key.digest }, "image scan interrupted");
+    try {
+      const row = await db
+        .selectFrom("image_scans")
+        .select("attempts")
+        .where("repo_uid", "=", key.repoUid)
+        .where("digest", "=", key.digest)
+        .executeTakeFirst();
+      const attempts = (row?.attempts ?? 0) + 1;
+      const last = attempts >= MAX_ATTEMPTS;
+      const message = err instanceof Error ? err.message : String(err);
+      await db
+        .updateTable("image_scans")
+        .set({
+          state: last ? "failed" : "pending",
+          reason: last ? `the scan failed ${attempts} times, last: ${message}` : "",
+          attempts,
+          claim_time: null,
+          update_time: new Date(Date.now() + (last ? 0 : RETRY_DELAY_MS * attempts)).toISOString(),
+        })
+        .where("repo_uid", "=", key.repoUid)
+        .where("digest", "=", key.digest)
+        .where("claim_time", "=", key.claim)
+        .execute();
+    } catch (error) {
+      // The claim expires after the time limit and another pass takes the row over.
+      log.warn({ err: error }, "recording a scan retry failed");
+    }
+  }
+
+  async function release(key: { repoUid: string; digest: string; claim: string }) {
+    await db
+      .updateTable("image_scans")
+      .set({ state: "pending", claim_time: null })
+      .where("repo_uid", "=", key.repoUid)
+      .where("digest", "=", key.digest)
+      .where("claim_time", "=", key.claim)
+      .execute()
+      .catch((err: unknown) => log.warn({ err }, "releasing a scan claim failed"));
+  }
+
+  const running = loop();
+  return {
+    onManifestPushed(pushed) {
+      enqueuePushed(db, pushed)
+        .then((queued) => {
+          if (queued) wake();
+        })
+        .catch((err: unknown) =>
+          log.warn(
+            { err, repoUid: pushed.repoUid, digest: pushed.digest },
+            "queueing a scan failed",
+          ),
+        );
+    },
+    wake,
+    async close() {
+      closed = true;
+      inFlight?.abort(new WorkerClosed());
+      wake();
+      await running;
+    },
+  };
+}
+
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8"));
+  return String(pkg.version);
+}
