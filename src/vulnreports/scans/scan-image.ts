@@ -193,16 +193,20 @@ export function distroName(distro: Distro | undefined): string {
 }
 
 /**
- * The distribution a pushed SBOM names through the `distro` qualifier of its apk or deb purls
- * (syft writes `distro=alpine-3.20`, `distro=debian-12`, wolfi's tools `distro=wolfi`).
+ * The distribution a pushed SBOM names through the `distro` qualifier of its apk or deb purls:
+ * syft writes `distro=alpine-3.20.3` or `debian-12`, trivy only the version (`3.20.3`), which
+ * is then read with the purl namespace.
  */
 export function distroOfPurls(packages: readonly SbomPackage[]): string {
   for (const p of packages) {
     if (p.ecosystem !== "apk" && p.ecosystem !== "deb") continue;
-    const distro = parsePackageUrl(p.purl)?.qualifiers.distro;
+    const purl = parsePackageUrl(p.purl);
+    const distro = purl?.qualifiers.distro?.toLowerCase();
     if (!distro) continue;
+    if (!/^[a-z]/.test(distro))
+      return purl?.namespace ? `${purl.namespace.toLowerCase()} ${distro}` : "";
     const dash = distro.indexOf("-");
-    return (dash > 0 ? `${distro.slice(0, dash)} ${distro.slice(dash + 1)}` : distro).toLowerCase();
+    return dash > 0 ? `${distro.slice(0, dash)} ${distro.slice(dash + 1)}` : distro;
   }
   return "";
 }

@@ -1,0 +1,334 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+import { gzipSync } from "node:zlib";
+import { MAX_SBOM_BYTES } from "../../src/vulnreports/sbom/index.ts";
+import { ociClient } from "../support/oci-client.ts";
+import { buildIndex, sha256 } from "../support/oci-layout.ts";
+import {
+  type RegistryTestServer,
+  registryPairs,
+  startRegistryServer,
+} from "../support/registry-server.ts";
+import { sbomFixture, wolfiPackages } from "../support/sbom-fixtures.ts";
+import {
+  expectedPackages,
+  imageOf,
+  packageFiles,
+  referrerOf,
+  umociImage,
+  waitFor,
+} from "../support/scan-images.ts";
+
+const run = promisify(execFile);
+const SPDX = "application/spdx+json";
+const CDX = "application/vnd.cyclonedx+json";
+
+for (const pair of registryPairs) {
+  describe(`scan pipeline [${pair.store}, ${pair.blobs}]`, () => {
+    let r: RegistryTestServer;
+    const matched: string[] = [];
+    const db = () => r.server.lading.store.db;
+    const oci = () => ociClient(r.registryUrl, r.ownerToken);
+
+    before(async () => {
+      r = await startRegistryServer(
+        pair,
+        {},
+        {
+          matchImage: async ({ digest }) => {
+            matched.push(digest);
+          },
+        },
+      );
+    });
+    after(() => r?.close());
+
+    const scanOf = (digest: string) =>
+      db().selectFrom("image_scans").selectAll().where("digest", "=", digest).executeTakeFirst();
+    /** The scan row once it has left the queue in `state` (and matches `also`). */
+    const settled = (digest: string, state: "done" | "failed", also = (_: Row) => true) =>
+      waitFor(`${digest} ${state}`, async () => {
+        const row = await scanOf(digest);
+        return row && row.state === state && also(row) ? row : undefined;
+      });
+    type Row = NonNullable<Awaited<ReturnType<typeof scanOf>>>;
+    const packagesOf = (digest: string) =>
+      db()
+        .selectFrom("image_packages")
+        .select(["name", "version", "purl", "ecosystem", "license", "origin", "sbom_digest"])
+        .where("image_digest", "=", digest)
+        .orderBy("purl")
+        .execute();
+    const sbomsOf = (digest: string) =>
+      db()
+        .selectFrom("image_sboms")
+        .select(["sbom_digest", "source", "format", "state", "reason", "package_count"])
+        .where("image_digest", "=", digest)
+        .orderBy("create_time")
+        .orderBy("sbom_digest")
+        .execute();
+    const referrers = async (name: string, digest: string) => {
+      const res = await oci().fetch(`/v2/${name}/referrers/${digest}`);
+      assert.equal(res.status, 200);
+      return (
+        (await res.json()) as {
+          manifests: {
+            digest: string;
+            artifactType?: string;
+            annotations?: Record<string, string>;
+          }[];
+        }
+      ).manifests;
+    };
+    const pushReferrer = async (name: string, image: ReturnType<typeof referrerOf>) => {
+      for (const bytes of image.blobs.values()) await oci().pushBlob(name, bytes);
+      const res = await oci().putManifest(name, image.descriptor.digest, image.manifest);
+      assert.equal(res.status, 201, await res.text());
+      return image.descriptor.digest;
+    };
+
+    it("an image built with umoci and pushed with skopeo gets a generated SPDX referrer with exactly its packages", async () => {
+      const { layout, digest } = await umociImage("v1", [
+        [packageFiles.osRelease, packageFiles.apk],
+        [packageFiles.dpkg, packageFiles.python, packageFiles.npm],
+      ]);
+      await run("skopeo", [
+        "copy",
+        `oci:${layout}:v1`,
+        `docker://${r.host}/acme/umoci-app:v1`,
+        "--dest-creds",
+        `_token:${r.ownerToken}`,
+        "--dest-tls-verify=false",
+      ]);
+      const row = await settled(digest, "done");
+      assert.equal(row.sbom_source, "generated");
+      assert.equal(row.os, "linux");
+      assert.equal(row.architecture, "amd64");
+      assert.equal(row.distro, "alpine 3.20.3");
+      assert.equal(row.reason, "");
+      const manifest = JSON.parse(
+        await (await oci().fetch(`/v2/acme/umoci-app/manifests/${digest}`)).text(),
+      );
+      const size =
+        manifest.config.size +
+        manifest.layers.reduce((s: number, l: { size: number }) => s + l.size, 0);
+      assert.equal(Number(row.size), size);
+
+      const listed = await referrers("acme/umoci-app", digest);
+      assert.equal(listed.length, 1);
+      assert.equal(listed[0].digest, row.sbom_digest);
+      assert.equal(listed[0].artifactType, SPDX);
+      assert.match(listed[0].annotations?.["org.opencontainers.image.created"] ?? "", /^\d{4}-/);
+      // The referrer is a real artifact: its manifest and SPDX layer are pulled like any other.
+      const sbomManifest = JSON.parse(
+        await (await oci().fetch(`/v2/acme/umoci-app/manifests/${row.sbom_digest}`)).text(),
+      );
+      assert.equal(sbomManifest.subject.digest, digest);
+      const layerRes = await oci().fetch(
+        `/v2/acme/umoci-app/blobs/${sbomManifest.layers[0].digest}`,
+      );
+      assert.equal(layerRes.status, 200);
+      const spdx = JSON.parse(await layerRes.text());
+      assert.equal(spdx.spdxVersion, "SPDX-2.3");
+      assert.match(spdx.creationInfo.creators[0], /^Tool: lading-\d+\.\d+\.\d+/);
+      assert.deepEqual(
+        spdx.packages
+          .slice(1)
+          .map(
+            (p: {
+              name: string;
+              versionInfo: string;
+              externalRefs: { referenceLocator: string }[];
+            }) => [p.name, p.versionInfo, p.externalRefs[0].referenceLocator],
+          ),
+        expectedPackages.map((p) => [p.name, p.version, p.purl]),
+      );
+
+      assert.deepEqual(
+        await packagesOf(digest),
+        expectedPackages.map((p) => ({ ...p, sbom_digest: row.sbom_digest })),
+      );
+      assert.deepEqual(await sbomsOf(digest), [
+        {
+          sbom_digest: row.sbom_digest,
+          source: "generated",
+          format: "spdx-2.3",
+          state: "parsed",
+          reason: "",
+          package_count: 5,
+        },
+      ]);
+      assert.ok(matched.includes(digest));
+      // The generated referrer is not itself queued.
+      assert.equal(await scanOf(row.sbom_digest), undefined);
+    });
+
+    it("pushed SPDX and CycloneDX referrers win over the generated SBOM, the newest first; all are listed", async () => {
+      const image = await imageOf([[packageFiles.osRelease, packageFiles.apk]]);
+      const digest = await oci().pushImage("acme/pushed", "v1", image);
+      const generated = await settled(digest, "done");
+      assert.equal(generated.sbom_source, "generated");
+
+      const spdx = await pushReferrer(
+        "acme/pushed",
+        referrerOf(image.descriptor, SPDX, Buffer.from(sbomFixture("app-image.spdx.json")), SPDX),
+      );
+      const first = await settled(digest, "done", (row) => row.sbom_digest === spdx);
+      assert.equal(first.sbom_source, "pushed");
+      assert.equal(first.distro, "alpine 3.20.3");
+      assert.deepEqual(
+        (await packagesOf(digest)).map((p) => [p.name, p.version, p.ecosystem, p.license]),
+        [
+          ["busybox", "1.36.1-r29", "apk", "GPL-2.0-only"],
+          ["golang.org/x/net", "v0.17.0", "golang", ""],
+          ["log4j-core", "2.14.1", "maven", "Apache-2.0"],
+          ["express", "4.19.2", "npm", "MIT"],
+          ["Flask", "3.0.3", "pypi", "BSD-3-Clause"],
+        ],
+      );
+
+      // CycloneDX names only the type in the layer, with a version parameter, as trivy does.
+      const cdx = await pushReferrer(
+        "acme/pushed",
+        referrerOf(
+          image.descriptor,
+          `${CDX};version=1.6`,
+          Buffer.from(sbomFixture("app-image.cdx-1.6.json")),
+        ),
+      );
+      const second = await settled(digest, "done", (row) => row.sbom_digest === cdx);
+      assert.equal(second.sbom_source, "pushed");
+      assert.deepEqual(
+        (await packagesOf(digest)).map((p) => p.purl),
+        [
+          "pkg:apk/alpine/musl@1.2.5-r0?arch=x86_64&distro=3.20.3",
+          "pkg:golang/github.com/golang-jwt/jwt/v4@v4.5.0",
+          "pkg:maven/com.fasterxml.jackson.core/jackson-databind@2.13.4.2",
+          "pkg:npm/%40babel/traverse@7.23.0",
+          "pkg:pypi/requests@2.32.3",
+        ],
+      );
+      const sboms = await sbomsOf(digest);
+      assert.deepEqual(
+        sboms.map((s) => [s.sbom_digest, s.source, s.format, s.state, s.package_count]).sort(),
+        [
+          [generated.sbom_digest, "generated", "spdx-2.3", "parsed", 2],
+          [spdx, "pushed", "spdx-2.3", "parsed", 5],
+          [cdx, "pushed", "cyclonedx-1.6", "parsed", 5],
+        ].sort(),
+      );
+      assert.equal((await referrers("acme/pushed", digest)).length, 3);
+    });
+
+    it("an in-toto attestation wrapping SPDX, pushed before its image, is used without generating one", async () => {
+      const image = await imageOf([[packageFiles.apk]]);
+      const attestation = referrerOf(
+        image.descriptor,
+        "application/vnd.in-toto+json",
+        Buffer.from(sbomFixture("wolfi-image.intoto.json")),
+      );
+      const sbom = await pushReferrer("acme/attested", attestation);
+      const digest = await oci().pushImage("acme/attested", "v1", image);
+      const row = await settled(digest, "done");
+      assert.equal(row.sbom_source, "pushed");
+      assert.equal(row.sbom_digest, sbom);
+      assert.equal(row.distro, "wolfi");
+      assert.deepEqual(
+        (await packagesOf(digest)).map((p) => [p.name, p.version, p.purl, p.ecosystem, p.license]),
+        [...wolfiPackages]
+          .sort((a, b) => (a.purl < b.purl ? -1 : a.purl > b.purl ? 1 : 0))
+          .map((p) => [p.name, p.version, p.purl, p.ecosystem, p.licence]),
+      );
+      assert.deepEqual(
+        (await sbomsOf(digest)).map((s) => [s.source, s.format, s.state]),
+        [["pushed", "spdx-2.3", "parsed"]],
+      );
+    });
+
+    it("an index with two platforms gives each its own package set", async () => {
+      const apk = (arch: string) => ({
+        name: "lib/apk/db/installed",
+        content: `P:musl\nV:1.2.5-r0\nA:${arch}\nL:MIT\n`,
+      });
+      const amd64 = await imageOf([[packageFiles.osRelease, apk("x86_64")]], "amd64");
+      const arm64 = await imageOf([[packageFiles.osRelease, apk("aarch64")]], "arm64");
+      for (const image of [amd64, arm64]) {
+        for (const bytes of image.blobs.values()) await oci().pushBlob("acme/multi", bytes);
+        const res = await oci().putManifest("acme/multi", image.descriptor.digest, image.manifest);
+        assert.equal(res.status, 201);
+      }
+      const index = buildIndex([amd64, arm64]);
+      const res = await oci().putManifest(
+        "acme/multi",
+        "v1",
+        index.bytes,
+        "application/vnd.oci.image.index.v1+json",
+      );
+      assert.equal(res.status, 201);
+      for (const [image, arch, purl] of [
+        [amd64, "amd64", "pkg:apk/alpine/musl@1.2.5-r0?arch=x86_64"],
+        [arm64, "arm64", "pkg:apk/alpine/musl@1.2.5-r0?arch=aarch64"],
+      ] as const) {
+        const row = await settled(image.descriptor.digest, "done");
+        assert.equal(row.architecture, arch);
+        assert.deepEqual(
+          (await packagesOf(image.descriptor.digest)).map((p) => p.purl),
+          [purl],
+        );
+      }
+      assert.equal(await scanOf(index.descriptor.digest), undefined);
+    });
+
+    it("a malformed SBOM and an oversized one are accepted by the push and recorded as failed", async () => {
+      const image = await imageOf([[packageFiles.osRelease, packageFiles.apk]]);
+      const digest = await oci().pushImage("acme/bad-sboms", "v1", image);
+      await settled(digest, "done");
+      const bad = await pushReferrer(
+        "acme/bad-sboms",
+        referrerOf(image.descriptor, SPDX, Buffer.from(sbomFixture("bad.json")), SPDX),
+      );
+      const afterBad = await settled(digest, "done", (row) => row.reason.includes(bad));
+      assert.equal(afterBad.sbom_source, "generated");
+      assert.match(afterBad.reason, /no pushed SBOM could be read/);
+      const failed = (await sbomsOf(digest)).find((s) => s.sbom_digest === bad);
+      assert.equal(failed?.state, "failed");
+      assert.equal(failed?.format, "spdx");
+      assert.match(failed?.reason ?? "", /^not valid JSON/);
+
+      const huge = Buffer.alloc(MAX_SBOM_BYTES + 1, 0x20);
+      huge.write('{"spdxVersion":"SPDX-2.3","packages":[]}');
+      const big = await pushReferrer(
+        "acme/bad-sboms",
+        referrerOf(image.descriptor, SPDX, huge, SPDX),
+      );
+      const tooBig = await waitFor("the oversized SBOM's row", async () =>
+        (await sbomsOf(digest)).find((s) => s.sbom_digest === big),
+      );
+      assert.equal(tooBig.state, "failed");
+      assert.equal(
+        tooBig.reason,
+        `the SBOM is ${MAX_SBOM_BYTES + 1} bytes, more than the ${MAX_SBOM_BYTES} (64 MiB) allowed`,
+      );
+      assert.equal((await scanOf(digest))?.sbom_source, "generated");
+    });
+
+    it("a layer that is not a tar fails the scan with a reason, and the registry keeps serving", async () => {
+      const image = await imageOf([
+        gzipSync(Buffer.from("this is not a tar archive\n".repeat(40))),
+      ]);
+      const digest = await oci().pushImage("acme/broken", "v1", image);
+      const row = await settled(digest, "failed");
+      assert.match(row.reason, /^layer 1: /);
+      assert.equal(row.attempts, 1);
+      assert.deepEqual(await packagesOf(digest), []);
+      assert.ok(!matched.includes(digest));
+      assert.equal((await oci().fetch("/v2/")).status, 200);
+      const next = await imageOf([[packageFiles.npm]]);
+      const nextDigest = await oci().pushImage("acme/broken", "v2", next);
+      assert.equal((await settled(nextDigest, "done")).sbom_source, "generated");
+      assert.equal(sha256(next.manifest), nextDigest);
+    });
+  });
+}
