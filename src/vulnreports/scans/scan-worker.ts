@@ -25,6 +25,8 @@ export interface ScanWorkerOptions {
   pollMs?: number;
   /** A scan running longer fails; a claim older than this is taken over. Default 15 min. */
   scanTimeoutMs?: number;
+  /** A scan interrupted by a store error is retried after this, times the attempts. 10 s. */
+  retryDelayMs?: number;
 }
 
 /** The background scanner of one process. */
@@ -39,7 +41,6 @@ export interface ScanWorker {
 
 /** Store errors are retried this often before the scan is marked failed. */
 const MAX_ATTEMPTS = 3;
-const RETRY_DELAY_MS = 10_000;
 
 class ScanTimeout extends Error {}
 class WorkerClosed extends Error {}
@@ -55,6 +56,7 @@ export function createScanWorker(options: ScanWorkerOptions): ScanWorker {
   const pollMs = options.pollMs ?? 5_000;
   const timeoutMs = options.scanTimeoutMs ?? 15 * 60_000;
   const toolVersion = options.toolVersion ?? packageVersion();
+  const retryDelayMs = options.retryDelayMs ?? 10_000;
   let closed = false;
   let woken = false;
   let sleeping: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
@@ -184,7 +186,7 @@ export function createScanWorker(options: ScanWorkerOptions): ScanWorker {
       if (reason instanceof ScanTimeout) {
         outcome = {
           kind: "failed",
-          reason: `the scan took longer than ${Math.round(timeoutMs / 1000)} s`,
+          reason: `the scan took longer than the ${timeoutMs / 1000} s allowed`,
           sboms: [],
         };
       } else return await retryLater(key, err);
@@ -264,7 +266,7 @@ export function createScanWorker(options: ScanWorkerOptions): ScanWorker {
           reason: last ? `the scan failed ${attempts} times, last: ${message}` : "",
           attempts,
           claim_time: null,
-          update_time: new Date(Date.now() + (last ? 0 : RETRY_DELAY_MS * attempts)).toISOString(),
+          update_time: new Date(Date.now() + (last ? 0 : retryDelayMs * attempts)).toISOString(),
         })
         .where("repo_uid", "=", key.repoUid)
         .where("digest", "=", key.digest)
