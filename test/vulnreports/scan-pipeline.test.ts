@@ -166,7 +166,9 @@ for (const pair of registryPairs) {
     });
 
     it("pushed SPDX and CycloneDX referrers win over the generated SBOM, the newest first; all are listed", async () => {
-      const image = await imageOf([[packageFiles.osRelease, packageFiles.apk]]);
+      const image = await imageOf([
+        [packageFiles.osRelease, packageFiles.apk, { name: "marker", content: "1" }],
+      ]);
       const digest = await oci().pushImage("acme/pushed", "v1", image);
       const generated = await settled(digest, "done");
       assert.equal(generated.sbom_source, "generated");
@@ -223,7 +225,7 @@ for (const pair of registryPairs) {
     });
 
     it("an in-toto attestation wrapping SPDX, pushed before its image, is used without generating one", async () => {
-      const image = await imageOf([[packageFiles.apk]]);
+      const image = await imageOf([[packageFiles.apk, { name: "marker", content: "2" }]]);
       const attestation = referrerOf(
         image.descriptor,
         "application/vnd.in-toto+json",
@@ -247,13 +249,87 @@ for (const pair of registryPairs) {
       );
     });
 
+    it("a cosign attestation under its sha256-<hex>.att tag is read, its provenance layer skipped", async () => {
+      const image = await imageOf([
+        [packageFiles.osRelease, packageFiles.apk, { name: "marker", content: "3" }],
+      ]);
+      const digest = await oci().pushImage("acme/cosigned", "v1", image);
+      assert.equal((await settled(digest, "done")).sbom_source, "generated");
+      const statement = {
+        _type: "https://in-toto.io/Statement/v0.1",
+        predicateType: "https://slsa.dev/provenance/v0.2",
+        subject: [{ name: "acme/cosigned", digest: { sha256: digest.slice(7) } }],
+        predicate: {},
+      };
+      const provenance = Buffer.from(
+        JSON.stringify({
+          payloadType: "application/vnd.in-toto+json",
+          payload: Buffer.from(JSON.stringify(statement)).toString("base64"),
+          signatures: [{ keyid: "", sig: "MEUCIQ==" }],
+        }),
+      );
+      const sbom = Buffer.from(sbomFixture("wolfi-image.dsse.json"));
+      const config = Buffer.from(
+        JSON.stringify({ architecture: "", os: "", rootfs: { type: "layers" } }),
+      );
+      const DSSE = "application/vnd.dsse.envelope.v1+json";
+      const manifest = Buffer.from(
+        JSON.stringify({
+          schemaVersion: 2,
+          mediaType: "application/vnd.oci.image.manifest.v1+json",
+          config: {
+            mediaType: "application/vnd.oci.image.config.v1+json",
+            digest: sha256(config),
+            size: config.length,
+          },
+          layers: [
+            {
+              mediaType: DSSE,
+              digest: sha256(provenance),
+              size: provenance.length,
+              annotations: { predicateType: "https://slsa.dev/provenance/v0.2" },
+            },
+            {
+              mediaType: DSSE,
+              digest: sha256(sbom),
+              size: sbom.length,
+              annotations: { predicateType: "https://spdx.dev/Document" },
+            },
+          ],
+        }),
+      );
+      for (const bytes of [config, provenance, sbom]) await oci().pushBlob("acme/cosigned", bytes);
+      const tag = `sha256-${digest.slice(7)}.att`;
+      const res = await oci().putManifest("acme/cosigned", tag, manifest);
+      assert.equal(res.status, 201);
+      const row = await settled(digest, "done", (r) => r.sbom_digest === sha256(manifest));
+      assert.equal(row.sbom_source, "pushed");
+      assert.equal(row.distro, "wolfi");
+      assert.deepEqual(
+        (await packagesOf(digest)).map((p) => p.name).sort(),
+        wolfiPackages.map((p) => p.name).sort(),
+      );
+      assert.deepEqual((await sbomsOf(digest)).map((s) => [s.source, s.state, s.format]).sort(), [
+        ["generated", "parsed", "spdx-2.3"],
+        ["pushed", "parsed", "spdx-2.3"],
+      ]);
+      // The attestation manifest is not an image: it is never queued itself.
+      assert.equal(await scanOf(sha256(manifest)), undefined);
+    });
+
     it("an index with two platforms gives each its own package set", async () => {
       const apk = (arch: string) => ({
         name: "lib/apk/db/installed",
         content: `P:musl\nV:1.2.5-r0\nA:${arch}\nL:MIT\n`,
       });
-      const amd64 = await imageOf([[packageFiles.osRelease, apk("x86_64")]], "amd64");
-      const arm64 = await imageOf([[packageFiles.osRelease, apk("aarch64")]], "arm64");
+      const amd64 = await imageOf(
+        [[packageFiles.osRelease, apk("x86_64"), { name: "marker", content: "4" }]],
+        "amd64",
+      );
+      const arm64 = await imageOf(
+        [[packageFiles.osRelease, apk("aarch64"), { name: "marker", content: "5" }]],
+        "arm64",
+      );
       for (const image of [amd64, arm64]) {
         for (const bytes of image.blobs.values()) await oci().pushBlob("acme/multi", bytes);
         const res = await oci().putManifest("acme/multi", image.descriptor.digest, image.manifest);
@@ -282,7 +358,9 @@ for (const pair of registryPairs) {
     });
 
     it("a malformed SBOM and an oversized one are accepted by the push and recorded as failed", async () => {
-      const image = await imageOf([[packageFiles.osRelease, packageFiles.apk]]);
+      const image = await imageOf([
+        [packageFiles.osRelease, packageFiles.apk, { name: "marker", content: "6" }],
+      ]);
       const digest = await oci().pushImage("acme/bad-sboms", "v1", image);
       await settled(digest, "done");
       const bad = await pushReferrer(
@@ -325,7 +403,7 @@ for (const pair of registryPairs) {
       assert.deepEqual(await packagesOf(digest), []);
       assert.ok(!matched.includes(digest));
       assert.equal((await oci().fetch("/v2/")).status, 200);
-      const next = await imageOf([[packageFiles.npm]]);
+      const next = await imageOf([[packageFiles.npm, { name: "marker", content: "7" }]]);
       const nextDigest = await oci().pushImage("acme/broken", "v2", next);
       assert.equal((await settled(nextDigest, "done")).sbom_source, "generated");
       assert.equal(sha256(next.manifest), nextDigest);

@@ -159,6 +159,7 @@ export async function putManifest(ctx: OciContext, r: OciRequest, route: Manifes
     layerMediaTypes: manifest.isIndex ? [] : manifest.blobs.slice(1).map((d) => d.mediaType),
     subjectDigest: manifest.subject?.digest ?? null,
     childDigests: manifest.manifests.map((d) => d.digest),
+    tags: byDigest ? extraTags : [route.reference],
   });
   const headers: Record<string, string | number> = {
     location: `/v2/${route.name}/manifests/${digest}`,

@@ -43,6 +43,8 @@ export interface ManifestPushed {
   subjectDigest: string | null;
   /** An index's entries; none for an image manifest. */
   childDigests: string[];
+  /** The tags this push set (cosign names attestations by tag: `sha256-<hex>.att`). */
+  tags: string[];
 }
 
 /** One request as the OCI handlers see it. */

@@ -5,6 +5,7 @@ export interface ScanDescriptor {
   mediaType: string;
   digest: string;
   size: number;
+  annotations?: Record<string, string>;
 }
 
 /** An image manifest (or an artifact manifest) as the scanner reads it. */
@@ -40,13 +41,7 @@ export function readScanManifest(json: Record<string, unknown>, mediaType: strin
     : [];
   const artifactType =
     typeof json.artifactType === "string" ? json.artifactType : (config?.mediaType ?? "");
-  const annotations: Record<string, string> = {};
-  if (typeof json.annotations === "object" && json.annotations !== null) {
-    for (const [k, v] of Object.entries(json.annotations)) {
-      if (typeof v === "string") annotations[k] = v;
-    }
-  }
-  return { isIndex, artifactType, config, layers, annotations };
+  return { isIndex, artifactType, config, layers, annotations: stringMap(json.annotations) };
 }
 
 /**
@@ -68,9 +63,22 @@ function descriptor(value: unknown): ScanDescriptor | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const d = value as Record<string, unknown>;
   if (typeof d.digest !== "string" || typeof d.mediaType !== "string") return undefined;
+  const size = typeof d.size === "number" ? d.size : 0;
+  const annotations = d.annotations === undefined ? undefined : stringMap(d.annotations);
   return {
     mediaType: d.mediaType,
     digest: d.digest,
-    size: typeof d.size === "number" ? d.size : 0,
+    size,
+    ...(annotations ? { annotations } : {}),
   };
+}
+
+function stringMap(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof value === "object" && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      if (typeof v === "string") out[k] = v;
+    }
+  }
+  return out;
 }

@@ -17,4 +17,6 @@ export interface PushedManifest {
   subjectDigest: string | null;
   /** An index's entries; none for an image manifest. */
   childDigests: readonly string[];
+  /** The tags the push set; none for a push by digest without `tag` parameters. */
+  tags: readonly string[];
 }

@@ -2,11 +2,14 @@ import type { Kysely } from "kysely";
 import type { BlobStore } from "../../store/blobs/index.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import { MAX_SBOM_BYTES, parseSbom, type SbomDocument, sbomKindOf } from "../sbom/index.ts";
-import { readScanManifest, type ScanDescriptor } from "./image-manifest.ts";
+import { readScanManifest, type ScanDescriptor, type ScanManifest } from "./image-manifest.ts";
 import { readBlobCapped, readJsonCapped } from "./read-blob.ts";
+import { cosignTagsOf } from "./scan-queue.ts";
 
 /** Largest referrer manifest read (the registry's manifest limit). */
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+/** Layers of one attestation manifest tried; cosign adds one per attestation. */
+const MAX_LAYERS_TRIED = 16;
 
 /** An SBOM referrer of an image, read. */
 export interface ReadSbom {
@@ -18,32 +21,51 @@ export interface ReadSbom {
   error?: string;
 }
 
-/** Where an SBOM referrer keeps its SBOM, and the media type that names its kind. */
+/** A layer that may hold an SBOM, and the media type that names its kind. */
 export interface SbomLayer {
   layer: ScanDescriptor;
   mediaType: string;
 }
 
+// The annotations cosign (`predicateType`) and BuildKit (`in-toto.io/predicate-type`) put on
+// each attestation layer: a layer that announces provenance is not worth reading.
+const PREDICATE_KEYS = ["predicateType", "in-toto.io/predicate-type"];
+const SBOM_PREDICATE = /^https:\/\/(spdx\.dev\/Document|cyclonedx\.org\/bom)(\/v[\d.]+)?$/;
+
 /**
- * The layer holding the SBOM of a referrer manifest, or undefined when it is not an SBOM
- * referrer (a signature, a VEX document…). A layer whose own media type names an SBOM kind is
- * preferred; otherwise, when the artifactType or config names one, the first layer is read
- * under that name (oras and cosign both write the type on the manifest only at times).
+ * The layers of a manifest that may hold its SBOM, best first, or none when it is not an SBOM
+ * artifact (a signature, a VEX document…). Layers whose own media type names an SBOM kind
+ * come first, those announcing an SPDX or CycloneDX predicate before the rest, and those
+ * announcing another predicate not at all; when only the artifactType or config names an SBOM
+ * kind, the first layer is read under that name (oras writes the type on the manifest only).
  */
-export function sbomLayerOf(manifest: ReturnType<typeof readScanManifest>): SbomLayer | undefined {
-  const named = manifest.layers.find((l) => sbomKindOf(l.mediaType) !== undefined);
-  if (named !== undefined) return { layer: named, mediaType: named.mediaType };
+export function sbomLayersOf(manifest: ScanManifest): SbomLayer[] {
+  const predicate = (l: ScanDescriptor) =>
+    PREDICATE_KEYS.map((k) => l.annotations?.[k]).find((v) => v !== undefined);
+  const named = manifest.layers.filter(
+    (l) => sbomKindOf(l.mediaType) !== undefined && !notSbom(predicate(l)),
+  );
+  if (named.length > 0) {
+    const announced = named.filter((l) => predicate(l) !== undefined);
+    const rest = named.filter((l) => predicate(l) === undefined);
+    return [...announced, ...rest].map((l) => ({ layer: l, mediaType: l.mediaType }));
+  }
   const outer = [manifest.artifactType, manifest.config?.mediaType ?? ""].find(
     (t) => sbomKindOf(t) !== undefined,
   );
-  if (outer === undefined || manifest.layers.length === 0) return undefined;
-  return { layer: manifest.layers[0], mediaType: outer };
+  if (outer === undefined || manifest.layers.length === 0) return [];
+  return [{ layer: manifest.layers[0], mediaType: outer }];
+}
+
+function notSbom(predicate: string | undefined): boolean {
+  return predicate !== undefined && !SBOM_PREDICATE.test(predicate);
 }
 
 /**
- * Reads every SBOM referrer of image `digest` in `repoUid`, oldest first, except `skip` (the
- * ones Lading generated). Each one is read through a 64 MiB cap and parsed; failures are
- * returned with their reason, never thrown.
+ * Reads every SBOM pushed for image `digest` in `repoUid`, oldest first: its referrers, and
+ * what cosign's tag scheme attaches (`sha256-<hex>.att`, `.sbom`); `skip` are the ones Lading
+ * generated. Each layer is read through a 64 MiB cap and parsed; failures come back with their
+ * reason, never thrown.
  */
 export async function readPushedSboms(
   db: Kysely<MetadataSchema>,
@@ -54,9 +76,22 @@ export async function readPushedSboms(
 ): Promise<ReadSbom[]> {
   const referrers = await db
     .selectFrom("manifests")
-    .select(["digest", "media_type"])
+    .select(["digest", "media_type", "create_time"])
     .where("repo_uid", "=", repoUid)
-    .where("subject_digest", "=", digest)
+    .where((eb) =>
+      eb.or([
+        eb("subject_digest", "=", digest),
+        eb(
+          "digest",
+          "in",
+          eb
+            .selectFrom("tags")
+            .select("tags.digest")
+            .where("parent_uid", "=", repoUid)
+            .where("name", "in", cosignTagsOf(digest)),
+        ),
+      ]),
+    )
     .orderBy("create_time")
     .orderBy("digest")
     .execute();
@@ -65,9 +100,18 @@ export async function readPushedSboms(
     if (skip.has(referrer.digest)) continue;
     const json = await readJsonCapped(blobs, referrer.digest, MAX_MANIFEST_BYTES, "manifest");
     if (json.error !== undefined) continue;
-    const place = sbomLayerOf(readScanManifest(json.value, referrer.media_type));
-    if (place === undefined) continue;
-    found.push({ digest: referrer.digest, ...(await readSbomLayer(blobs, place)) });
+    const layers = sbomLayersOf(readScanManifest(json.value, referrer.media_type));
+    if (layers.length === 0) continue;
+    let first: Omit<ReadSbom, "digest"> | undefined;
+    for (const place of layers.slice(0, MAX_LAYERS_TRIED)) {
+      const read = await readSbomLayer(blobs, place);
+      first ??= read;
+      if (read.document) {
+        first = read;
+        break;
+      }
+    }
+    found.push({ digest: referrer.digest, ...(first as Omit<ReadSbom, "digest">) });
   }
   return found;
 }

@@ -13,6 +13,7 @@ const image: PushedManifest = {
   layerMediaTypes: ["application/vnd.oci.image.layer.v1.tar+gzip"],
   subjectDigest: null,
   childDigests: [],
+  tags: ["v1"],
 };
 const referrer = (types: Partial<PushedManifest>): PushedManifest => ({
   ...image,
@@ -91,4 +92,29 @@ test("a pushed SBOM's distribution comes from its apk or deb purls", () => {
   assert.equal(distroOfPurls([p("pkg:apk/alpine/x@1?distro=3.20.3", "apk")]), "alpine 3.20.3");
   assert.equal(distroOfPurls([p("pkg:apk/wolfi/x@1?distro=wolfi", "apk")]), "wolfi");
   assert.equal(distroOfPurls([p("pkg:apk/alpine/x@1", "apk"), p("pkg:pypi/y@2", "pypi")]), "");
+});
+
+test("a manifest under cosign's attestation or SBOM tag sends the image it names back", () => {
+  const hex = "ab".repeat(32);
+  const attestation = {
+    ...image,
+    digest: "sha256:cc",
+    artifactType: "application/vnd.oci.image.config.v1+json",
+    layerMediaTypes: ["application/vnd.dsse.envelope.v1+json"],
+  };
+  for (const suffix of ["att", "sbom"]) {
+    assert.deepEqual(queueActionOf({ ...attestation, tags: [`sha256-${hex}.${suffix}`] }), {
+      kind: "rescan",
+      digest: `sha256:${hex}`,
+    });
+  }
+  // Signatures and look-alike tags are not attestations.
+  assert.deepEqual(queueActionOf({ ...attestation, tags: [`sha256-${hex}.sig`] }), {
+    kind: "scan",
+    digests: ["sha256:cc"],
+  });
+  assert.deepEqual(
+    queueActionOf({ ...attestation, tags: [`sha256-${hex.slice(2)}.att`] }).kind,
+    "scan",
+  );
 });

@@ -8,6 +8,24 @@ const INDEX_TYPES = new Set([
   "application/vnd.docker.distribution.manifest.list.v2+json",
 ]);
 
+/**
+ * cosign's default (non-referrers) scheme: the attestations of image `sha256:<hex>` sit under
+ * tag `sha256-<hex>.att`, SBOMs attached with the older `cosign attach sbom` under `.sbom`.
+ */
+const COSIGN_TAG = /^(sha256)-([0-9a-f]{64})\.(att|sbom)$/;
+
+/** The image digest a cosign attestation or SBOM tag names, or undefined. */
+export function cosignSubjectOf(tag: string): string | undefined {
+  const m = COSIGN_TAG.exec(tag);
+  return m ? `${m[1]}:${m[2]}` : undefined;
+}
+
+/** The tags cosign would use for the attestations and SBOMs of image `digest`. */
+export function cosignTagsOf(digest: string): string[] {
+  const [algorithm, hex] = digest.split(":");
+  return [`${algorithm}-${hex}.att`, `${algorithm}-${hex}.sbom`];
+}
+
 /** What a pushed manifest asks of the scan queue. */
 export type QueueAction =
   | { kind: "scan"; digests: string[] }
@@ -18,10 +36,13 @@ export type QueueAction =
  * Decides from the manifest alone: an index queues its entries, an SBOM referrer sends its
  * subject back to the queue (its SBOM may arrive after the image was scanned), an image without
  * a subject is queued, and every other artifact (signatures, attestations that are not SBOMs,
- * SBOM manifests themselves) is left alone. Entries of an index that are not images (buildx
+ * SBOM manifests themselves) is left alone. A manifest tagged as cosign tags attestations sends
+ * the image the tag names back to the queue. Entries of an index that are not images (buildx
  * attestation manifests) are recognised when claimed, from their layers.
  */
 export function queueActionOf(pushed: PushedManifest): QueueAction {
+  const cosign = pushed.tags.map(cosignSubjectOf).find((d) => d !== undefined);
+  if (cosign !== undefined) return { kind: "rescan", digest: cosign };
   if (INDEX_TYPES.has(pushed.mediaType)) {
     return pushed.childDigests.length > 0
       ? { kind: "scan", digests: [...new Set(pushed.childDigests)] }
