@@ -317,6 +317,102 @@ for (const pair of registryPairs) {
       assert.equal(await scanOf(sha256(manifest)), undefined);
     });
 
+    it("a BuildKit SBOM attestation in the image's index is read as the image's SBOM", async () => {
+      const image = await imageOf([[packageFiles.apk, { name: "marker", content: "buildx" }]]);
+      const statement = (predicateType: string, predicate: unknown) =>
+        Buffer.from(
+          JSON.stringify({
+            _type: "https://in-toto.io/Statement/v0.1",
+            predicateType,
+            subject: [
+              {
+                name: "pkg:docker/acme/buildx@v1?platform=linux%2Famd64",
+                digest: { sha256: image.descriptor.digest.slice(7) },
+              },
+            ],
+            predicate,
+          }),
+        );
+      const provenance = statement("https://slsa.dev/provenance/v0.2", { buildType: "x" });
+      const sbom = statement(
+        "https://spdx.dev/Document",
+        JSON.parse(sbomFixture("app-image.spdx.json")),
+      );
+      const config = Buffer.from(
+        JSON.stringify({ architecture: "unknown", os: "unknown", rootfs: { type: "layers" } }),
+      );
+      const IN_TOTO = "application/vnd.in-toto+json";
+      const layer = (bytes: Buffer, predicateType: string) => ({
+        mediaType: IN_TOTO,
+        digest: sha256(bytes),
+        size: bytes.length,
+        annotations: { "in-toto.io/predicate-type": predicateType },
+      });
+      const attestation = Buffer.from(
+        JSON.stringify({
+          schemaVersion: 2,
+          mediaType: "application/vnd.oci.image.manifest.v1+json",
+          config: {
+            mediaType: "application/vnd.oci.image.config.v1+json",
+            digest: sha256(config),
+            size: config.length,
+          },
+          layers: [
+            layer(provenance, "https://slsa.dev/provenance/v0.2"),
+            layer(sbom, "https://spdx.dev/Document"),
+          ],
+        }),
+      );
+      const index = Buffer.from(
+        JSON.stringify({
+          schemaVersion: 2,
+          mediaType: "application/vnd.oci.image.index.v1+json",
+          manifests: [
+            image.descriptor,
+            {
+              mediaType: "application/vnd.oci.image.manifest.v1+json",
+              digest: sha256(attestation),
+              size: attestation.length,
+              platform: { architecture: "unknown", os: "unknown" },
+              annotations: {
+                "vnd.docker.reference.digest": image.descriptor.digest,
+                "vnd.docker.reference.type": "attestation-manifest",
+              },
+            },
+          ],
+        }),
+      );
+      const blobsToPush = [...image.blobs.values(), config, provenance, sbom];
+      for (const bytes of blobsToPush) await oci().pushBlob("acme/buildx", bytes);
+      for (const [bytes, ref] of [
+        [image.manifest, image.descriptor.digest],
+        [attestation, sha256(attestation)],
+      ] as const) {
+        assert.equal((await oci().putManifest("acme/buildx", ref, bytes)).status, 201);
+      }
+      const res = await oci().putManifest(
+        "acme/buildx",
+        "v1",
+        index,
+        "application/vnd.oci.image.index.v1+json",
+      );
+      assert.equal(res.status, 201);
+      const digest = image.descriptor.digest;
+      const row = await settled(digest, "done", (r) => r.sbom_digest === sha256(attestation));
+      assert.equal(row.sbom_source, "pushed");
+      assert.deepEqual(
+        (await packagesOf(digest)).map((p) => p.name),
+        ["busybox", "golang.org/x/net", "log4j-core", "express", "Flask"],
+      );
+      const recorded = (await sbomsOf(digest)).find((s) => s.sbom_digest === sha256(attestation));
+      assert.deepEqual(
+        recorded && [recorded.source, recorded.format, recorded.state, recorded.package_count],
+        ["pushed", "spdx-2.3", "parsed", 5],
+      );
+      assert.equal(await scanOf(sha256(attestation)), undefined);
+      assert.equal(await scanOf(sha256(index)), undefined);
+    });
+
     it("an index with two platforms gives each its own package set", async () => {
       const apk = (arch: string) => ({
         name: "lib/apk/db/installed",

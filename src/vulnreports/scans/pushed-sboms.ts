@@ -62,9 +62,9 @@ function notSbom(predicate: string | undefined): boolean {
 }
 
 /**
- * Reads every SBOM pushed for image `digest` in `repoUid`, oldest first: its referrers, and
- * what cosign's tag scheme attaches (`sha256-<hex>.att`, `.sbom`); `skip` are the ones Lading
- * generated. Each layer is read through a 64 MiB cap and parsed; failures come back with their
+ * Reads every SBOM pushed for image `digest` in `repoUid`, oldest first: its referrers, what
+ * cosign's tag scheme attaches (`sha256-<hex>.att`, `.sbom`), and the BuildKit attestations
+ * already recorded for it; `skip` are the ones Lading generated. Each layer is read through a 64 MiB cap and parsed; failures come back with their
  * reason, never thrown.
  */
 export async function readPushedSboms(
@@ -89,6 +89,17 @@ export async function readPushedSboms(
             .select("tags.digest")
             .where("parent_uid", "=", repoUid)
             .where("name", "in", cosignTagsOf(digest)),
+        ),
+        // BuildKit attestations, which name their image only inside (see attestedImages).
+        eb(
+          "digest",
+          "in",
+          eb
+            .selectFrom("image_sboms")
+            .select("image_sboms.sbom_digest")
+            .where("image_sboms.repo_uid", "=", repoUid)
+            .where("image_sboms.image_digest", "=", digest)
+            .where("image_sboms.source", "=", "pushed"),
         ),
       ]),
     )

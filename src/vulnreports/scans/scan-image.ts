@@ -5,6 +5,7 @@ import type { ImagePackagesTable } from "../../store/metadata/vuln-reports-schem
 import { parsePackageUrl } from "../../vulnerabilities/feeds/package-url.ts";
 import type { Distro } from "../layers/os-release.ts";
 import type { SbomPackage } from "../sbom/index.ts";
+import { attestedImages } from "./buildx-attestation.ts";
 import { scanLayersOf, storeGeneratedSbom } from "./generated-sbom.ts";
 import { notAnImage, readScanManifest } from "./image-manifest.ts";
 import { readPushedSboms } from "./pushed-sboms.ts";
@@ -37,6 +38,8 @@ export interface SbomRecord {
 /** The outcome of one scan. Store failures are thrown instead: they may pass. */
 export type ScanOutcome =
   | { kind: "gone"; reason: string }
+  /** A BuildKit attestation manifest: the images its SBOM is for are scanned again. */
+  | { kind: "attestation"; images: string[] }
   | { kind: "failed"; reason: string; sboms: SbomRecord[] }
   | {
       kind: "done";
@@ -55,6 +58,8 @@ export type ScanOutcome =
  * Scans image `digest` of repository `repoUid`: reads its config, its SBOM referrers (the
  * newest one that parses wins), and when none parses builds an SBOM from its layers and stores
  * it as a referrer. "gone" means there is nothing to scan (deleted, an index, not an image).
+ * SBOMs come from referrers, cosign's attestation tags, and BuildKit attestation manifests
+ * recorded against the image when they were claimed ("attestation").
  */
 export async function scanImage(
   env: ScanEnv,
@@ -73,7 +78,10 @@ export async function scanImage(
   if (json.error !== undefined) return { kind: "failed", reason: json.error, sboms: [] };
   const manifest = readScanManifest(json.value, row.media_type);
   const skip = notAnImage(manifest);
-  if (skip !== undefined) return { kind: "gone", reason: skip };
+  if (skip !== undefined) {
+    const images = await attestedImages(blobs, manifest);
+    return images.length > 0 ? { kind: "attestation", images } : { kind: "gone", reason: skip };
+  }
   const config = manifest.config as NonNullable<typeof manifest.config>;
   const configJson = await readJsonCapped(blobs, config.digest, MAX_CONFIG_BYTES, "the config");
   if (configJson.error !== undefined)

@@ -100,9 +100,20 @@ export async function enqueuePushed(
       .execute();
     return true;
   }
+  await requeue(db, pushed.repoUid, action.digest, time);
+  return true;
+}
+
+/** Puts image `digest` back in the queue (or in it for the first time), clearing any claim. */
+export async function requeue(
+  db: Kysely<MetadataSchema>,
+  repoUid: string,
+  digest: string,
+  time: string,
+): Promise<void> {
   await db
     .insertInto("image_scans")
-    .values(pendingRow(pushed.repoUid, action.digest, time))
+    .values(pendingRow(repoUid, digest, time))
     .onConflict((oc) =>
       oc.columns(["repo_uid", "digest"]).doUpdateSet({
         state: "pending",
@@ -112,5 +123,4 @@ export async function enqueuePushed(
       }),
     )
     .execute();
-  return true;
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import type { SbomRecord, ScanOutcome } from "./scan-image.ts";
+import { requeue } from "./scan-queue.ts";
 
 /** Rows per INSERT: well under SQLite's and PostgreSQL's bound-parameter limits. */
 const CHUNK = 500;
@@ -93,4 +94,42 @@ export async function finishScan(
     await recordSboms(trx, key.repoUid, key.digest, outcome.sboms);
     return true;
   });
+}
+
+/**
+ * Records BuildKit attestation manifest `attestation` as an SBOM of each of `images` that the
+ * repository holds, and sends those images back to the queue, where it is read like a
+ * referrer. Until then its row says parsed with no packages; the rescan writes the truth.
+ */
+export async function recordAttestation(
+  db: Kysely<MetadataSchema>,
+  repoUid: string,
+  attestation: string,
+  images: readonly string[],
+): Promise<void> {
+  const present = await db
+    .selectFrom("manifests")
+    .select("digest")
+    .where("repo_uid", "=", repoUid)
+    .where("digest", "in", images)
+    .execute();
+  const time = new Date().toISOString();
+  for (const { digest } of present) {
+    await db
+      .insertInto("image_sboms")
+      .values({
+        repo_uid: repoUid,
+        image_digest: digest,
+        sbom_digest: attestation,
+        source: "pushed",
+        format: "in-toto",
+        state: "parsed",
+        reason: "",
+        package_count: 0,
+        create_time: time,
+      })
+      .onConflict((oc) => oc.columns(["repo_uid", "image_digest", "sbom_digest"]).doNothing())
+      .execute();
+    await requeue(db, repoUid, digest, time);
+  }
 }

@@ -6,7 +6,7 @@ import type { MetadataSchema } from "../../store/metadata/index.ts";
 import type { PushedManifest } from "./pushed-manifest.ts";
 import { type ScanOutcome, scanImage } from "./scan-image.ts";
 import { enqueuePushed } from "./scan-queue.ts";
-import { finishScan, recordSboms } from "./scan-results.ts";
+import { finishScan, recordAttestation, recordSboms } from "./scan-results.ts";
 
 /** Computes an image's vulnerability report from its packages (the matching library). */
 export type MatchImage = (image: { repoUid: string; digest: string }) => Promise<void>;
@@ -218,6 +218,17 @@ export function createScanWorker(options: ScanWorkerOptions): ScanWorker {
         .where("claim_time", "=", claim)
         .execute();
       log.debug({ repoUid, digest, reason: outcome.reason }, "not scanned");
+      return;
+    }
+    if (outcome.kind === "attestation") {
+      await recordAttestation(db, repoUid, digest, outcome.images);
+      await db
+        .deleteFrom("image_scans")
+        .where("repo_uid", "=", repoUid)
+        .where("digest", "=", digest)
+        .where("claim_time", "=", claim)
+        .execute();
+      wake();
       return;
     }
     if (outcome.kind === "failed") {
