@@ -470,6 +470,13 @@ for (const pair of registryPairs) {
       assert.equal(failed?.state, "failed");
       assert.equal(failed?.format, "spdx");
       assert.match(failed?.reason ?? "", /^not valid JSON/);
+      // Generating again after the rescan wrote the same document: still one generated SBOM.
+      const generatedRows = (await sbomsOf(digest)).filter((s) => s.source === "generated");
+      assert.deepEqual(
+        generatedRows.map((s) => s.sbom_digest),
+        [afterBad.sbom_digest],
+      );
+      assert.equal((await referrers("acme/bad-sboms", digest)).length, 2);
 
       const huge = Buffer.alloc(MAX_SBOM_BYTES + 1, 0x20);
       huge.write('{"spdxVersion":"SPDX-2.3","packages":[]}');

@@ -89,6 +89,15 @@ test("a generated SPDX document reads back as exactly the packages found", () =>
   assert.equal(musl.sourceInfo, "built from source package musl");
 });
 
+test("the same image and version give the same bytes; another version another namespace", () => {
+  const created = new Date("2026-01-02T03:04:05Z");
+  const a = writeSpdx(subject, found, "1.2.3", created);
+  assert.deepEqual(writeSpdx(subject, found, "1.2.3", created), a);
+  const ns = (b: Buffer) => JSON.parse(b.toString("utf8")).documentNamespace as string;
+  assert.notEqual(ns(writeSpdx(subject, found, "1.2.4", created)), ns(a));
+  assert.match(ns(a), /\/[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+});
+
 test("the image's own purl is an oci purl naming its repository", () => {
   assert.equal(
     imagePurl(subject),

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { LayerPackage } from "../layers/layer-package.ts";
 
 /** The image an SBOM is written for. */
@@ -80,7 +80,7 @@ export function writeSpdx(
     dataLicense: "CC0-1.0",
     SPDXID: "SPDXRef-DOCUMENT",
     name: `${subject.path}@${subject.digest}`,
-    documentNamespace: `${subject.registryUrl.replace(/\/+$/, "")}/spdx/${subject.path}/${subject.digest}/${randomUUID()}`,
+    documentNamespace: `${subject.registryUrl.replace(/\/+$/, "")}/spdx/${subject.path}/${subject.digest}/${nameUuid(subject, toolVersion)}`,
     creationInfo: {
       // SPDX asks for seconds precision: YYYY-MM-DDThh:mm:ssZ.
       created: `${created.toISOString().slice(0, 19)}Z`,
@@ -101,6 +101,21 @@ export function writeSpdx(
     ],
   };
   return Buffer.from(JSON.stringify(document));
+}
+
+/**
+ * A UUID named by the image and the tool version (RFC 9562 version 8, from SHA-256): the same
+ * image scanned by the same version gets the same document, hence the same referrer, rather
+ * than one more on every rescan; another image or version gets another namespace.
+ */
+function nameUuid(subject: SbomSubject, toolVersion: string): string {
+  const hash = createHash("sha256")
+    .update(`${subject.registryUrl}\n${subject.path}\n${subject.digest}\n${toolVersion}`)
+    .digest();
+  hash[6] = (hash[6] & 0x0f) | 0x80;
+  hash[8] = (hash[8] & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 function purlRef(purl: string) {
