@@ -3,6 +3,97 @@ import type { MetadataSchema } from "../../store/metadata/index.ts";
 import type { SbomRecord, ScanOutcome } from "./scan-image.ts";
 import { requeue } from "./scan-queue.ts";
 
+/** One claimed queue row: the claim time is the claim's token. */
+export interface ScanKey {
+  repoUid: string;
+  digest: string;
+  claim: string;
+}
+
+/**
+ * Writes a scan's outcome, each write conditional on the claim still holding. True when a
+ * finished scan was written (the image is then to be matched).
+ */
+export async function settleScan(
+  db: Kysely<MetadataSchema>,
+  key: ScanKey,
+  outcome: ScanOutcome,
+): Promise<boolean> {
+  if (outcome.kind === "done") return finishScan(db, key, outcome);
+  if (outcome.kind === "attestation") {
+    await recordAttestation(db, key.repoUid, key.digest, outcome.images);
+  }
+  if (outcome.kind === "gone" || outcome.kind === "attestation") {
+    await db
+      .deleteFrom("image_scans")
+      .where("repo_uid", "=", key.repoUid)
+      .where("digest", "=", key.digest)
+      .where("claim_time", "=", key.claim)
+      .execute();
+    return false;
+  }
+  await recordSboms(db, key.repoUid, key.digest, outcome.sboms);
+  await db
+    .updateTable("image_scans")
+    .set((eb) => ({
+      state: "failed",
+      reason: outcome.reason,
+      attempts: eb("attempts", "+", 1),
+      claim_time: null,
+      update_time: new Date().toISOString(),
+    }))
+    .where("repo_uid", "=", key.repoUid)
+    .where("digest", "=", key.digest)
+    .where("claim_time", "=", key.claim)
+    .execute();
+  return false;
+}
+
+/**
+ * After a store error: back to pending, due again in `delayMs` × attempts (the claim only
+ * takes rows whose `update_time` has passed), or failed with `message` at the last attempt.
+ */
+export async function recordRetry(
+  db: Kysely<MetadataSchema>,
+  key: ScanKey,
+  message: string,
+  maxAttempts: number,
+  delayMs: number,
+): Promise<void> {
+  const row = await db
+    .selectFrom("image_scans")
+    .select("attempts")
+    .where("repo_uid", "=", key.repoUid)
+    .where("digest", "=", key.digest)
+    .executeTakeFirst();
+  const attempts = (row?.attempts ?? 0) + 1;
+  const last = attempts >= maxAttempts;
+  await db
+    .updateTable("image_scans")
+    .set({
+      state: last ? "failed" : "pending",
+      reason: last ? `the scan failed ${attempts} times, last: ${message}` : "",
+      attempts,
+      claim_time: null,
+      update_time: new Date(Date.now() + (last ? 0 : delayMs * attempts)).toISOString(),
+    })
+    .where("repo_uid", "=", key.repoUid)
+    .where("digest", "=", key.digest)
+    .where("claim_time", "=", key.claim)
+    .execute();
+}
+
+/** Puts a claimed row back to pending as it was, for another worker or a restart. */
+export async function releaseClaim(db: Kysely<MetadataSchema>, key: ScanKey): Promise<void> {
+  await db
+    .updateTable("image_scans")
+    .set({ state: "pending", claim_time: null })
+    .where("repo_uid", "=", key.repoUid)
+    .where("digest", "=", key.digest)
+    .where("claim_time", "=", key.claim)
+    .execute();
+}
+
 /** Rows per INSERT: well under SQLite's and PostgreSQL's bound-parameter limits. */
 const CHUNK = 500;
 
@@ -47,7 +138,7 @@ export async function recordSboms(
  */
 export async function finishScan(
   db: Kysely<MetadataSchema>,
-  key: { repoUid: string; digest: string; claim: string },
+  key: ScanKey,
   outcome: Extract<ScanOutcome, { kind: "done" }>,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {

@@ -6,7 +6,7 @@ import type { MetadataSchema } from "../../store/metadata/index.ts";
 import type { PushedManifest } from "./pushed-manifest.ts";
 import { type ScanOutcome, scanImage } from "./scan-image.ts";
 import { enqueuePushed } from "./scan-queue.ts";
-import { finishScan, recordAttestation, recordSboms } from "./scan-results.ts";
+import { recordRetry, releaseClaim, type ScanKey, settleScan } from "./scan-results.ts";
 
 /** Computes an image's vulnerability report from its packages (the matching library). */
 export type MatchImage = (image: { repoUid: string; digest: string }) => Promise<void>;
@@ -165,23 +165,18 @@ export function createScanWorker(options: ScanWorkerOptions): ScanWorker {
   }
 
   async function scanClaimed(repoUid: string, digest: string, claim: string) {
+    const key: ScanKey = { repoUid, digest, claim };
     const controller = new AbortController();
     inFlight = controller;
     const timer = setTimeout(() => controller.abort(new ScanTimeout()), timeoutMs);
     const started = performance.now();
     let outcome: ScanOutcome;
     try {
-      const env = {
-        db,
-        blobs,
-        registryUrl: options.registryUrl,
-        toolVersion,
-        signal: controller.signal,
-      };
+      const { registryUrl } = options;
+      const env = { db, blobs, registryUrl, toolVersion, signal: controller.signal };
       outcome = await Promise.race([scanImage(env, repoUid, digest), aborted(controller.signal)]);
     } catch (err) {
       const reason = controller.signal.reason;
-      const key = { repoUid, digest, claim };
       if (reason instanceof WorkerClosed) return await release(key);
       if (reason instanceof ScanTimeout) {
         outcome = {
@@ -195,7 +190,6 @@ export function createScanWorker(options: ScanWorkerOptions): ScanWorker {
       inFlight = undefined;
     }
     const ms = Math.round(performance.now() - started);
-    const key = { repoUid, digest, claim };
     try {
       await settle(key, outcome, ms);
     } catch (err) {
@@ -204,100 +198,36 @@ export function createScanWorker(options: ScanWorkerOptions): ScanWorker {
   }
 
   /** Writes what a scan found (or why it failed), then has the image matched. */
-  async function settle(
-    key: { repoUid: string; digest: string; claim: string },
-    outcome: ScanOutcome,
-    ms: number,
-  ) {
-    const { repoUid, digest, claim } = key;
-    if (outcome.kind === "gone") {
-      await db
-        .deleteFrom("image_scans")
-        .where("repo_uid", "=", repoUid)
-        .where("digest", "=", digest)
-        .where("claim_time", "=", claim)
-        .execute();
-      log.debug({ repoUid, digest, reason: outcome.reason }, "not scanned");
-      return;
-    }
-    if (outcome.kind === "attestation") {
-      await recordAttestation(db, repoUid, digest, outcome.images);
-      await db
-        .deleteFrom("image_scans")
-        .where("repo_uid", "=", repoUid)
-        .where("digest", "=", digest)
-        .where("claim_time", "=", claim)
-        .execute();
-      wake();
-      return;
-    }
+  async function settle(key: ScanKey, outcome: ScanOutcome, ms: number) {
+    const { repoUid, digest } = key;
+    const written = await settleScan(db, key, outcome);
     if (outcome.kind === "failed") {
-      await recordSboms(db, repoUid, digest, outcome.sboms);
-      await db
-        .updateTable("image_scans")
-        .set((eb) => ({
-          state: "failed",
-          reason: outcome.reason,
-          attempts: eb("attempts", "+", 1),
-          claim_time: null,
-          update_time: new Date().toISOString(),
-        }))
-        .where("repo_uid", "=", repoUid)
-        .where("digest", "=", digest)
-        .where("claim_time", "=", claim)
-        .execute();
       log.info({ repoUid, digest, reason: outcome.reason, ms }, "image scan failed");
-      return;
+    } else if (outcome.kind === "done" && written) {
+      log.info(
+        { repoUid, digest, sbom: outcome.sbomSource, packages: outcome.packages.length, ms },
+        "image scanned",
+      );
+      await runMatch(repoUid, digest);
+    } else if (outcome.kind === "gone") {
+      log.debug({ repoUid, digest, reason: outcome.reason }, "not scanned");
     }
-    if (!(await finishScan(db, key, outcome))) return;
-    log.info(
-      { repoUid, digest, sbom: outcome.sbomSource, packages: outcome.packages.length, ms },
-      "image scanned",
-    );
-    await runMatch(repoUid, digest);
   }
 
   /** A store error: back to the queue after a delay, or failed after the last attempt. */
-  async function retryLater(key: { repoUid: string; digest: string; claim: string }, err: unknown) {
+  async function retryLater(key: ScanKey, err: unknown) {
     log.warn({ err, repoUid: key.repoUid, digest: key.digest }, "image scan interrupted");
-    try {
-      const row = await db
-        .selectFrom("image_scans")
-        .select("attempts")
-        .where("repo_uid", "=", key.repoUid)
-        .where("digest", "=", key.digest)
-        .executeTakeFirst();
-      const attempts = (row?.attempts ?? 0) + 1;
-      const last = attempts >= MAX_ATTEMPTS;
-      const message = err instanceof Error ? err.message : String(err);
-      await db
-        .updateTable("image_scans")
-        .set({
-          state: last ? "failed" : "pending",
-          reason: last ? `the scan failed ${attempts} times, last: ${message}` : "",
-          attempts,
-          claim_time: null,
-          update_time: new Date(Date.now() + (last ? 0 : retryDelayMs * attempts)).toISOString(),
-        })
-        .where("repo_uid", "=", key.repoUid)
-        .where("digest", "=", key.digest)
-        .where("claim_time", "=", key.claim)
-        .execute();
-    } catch (error) {
+    const message = err instanceof Error ? err.message : String(err);
+    await recordRetry(db, key, message, MAX_ATTEMPTS, retryDelayMs).catch((error: unknown) =>
       // The claim expires after the time limit and another pass takes the row over.
-      log.warn({ err: error }, "recording a scan retry failed");
-    }
+      log.warn({ err: error }, "recording a scan retry failed"),
+    );
   }
 
-  async function release(key: { repoUid: string; digest: string; claim: string }) {
-    await db
-      .updateTable("image_scans")
-      .set({ state: "pending", claim_time: null })
-      .where("repo_uid", "=", key.repoUid)
-      .where("digest", "=", key.digest)
-      .where("claim_time", "=", key.claim)
-      .execute()
-      .catch((err: unknown) => log.warn({ err }, "releasing a scan claim failed"));
+  async function release(key: ScanKey) {
+    await releaseClaim(db, key).catch((err: unknown) =>
+      log.warn({ err }, "releasing a scan claim failed"),
+    );
   }
 
   const running = loop();
