@@ -8,9 +8,15 @@ import { createLogger } from "../../src/server/index.ts";
 import { type BlobStore, createBlobStore } from "../../src/store/blobs/index.ts";
 import type { MetadataStore } from "../../src/store/metadata/index.ts";
 import { createScanWorker, type ScanWorkerOptions } from "../../src/vulnreports/scans/index.ts";
-import { pendingRow } from "../../src/vulnreports/scans/scan-queue.ts";
+import { enqueuePushed, pendingRow } from "../../src/vulnreports/scans/scan-queue.ts";
 import type { BuiltImage } from "../support/oci-layout.ts";
-import { expectedPackages, imageOf, packageFiles, waitFor } from "../support/scan-images.ts";
+import {
+  expectedPackages,
+  imageOf,
+  packageFiles,
+  referrerOf,
+  waitFor,
+} from "../support/scan-images.ts";
 import { openTestStore, storeKinds } from "../support/stores.ts";
 
 const log = createLogger({ level: "silent" });
@@ -243,6 +249,100 @@ for (const kind of storeKinds) {
         await w.close();
       }
       assert.deepEqual(calls, [digest, digest, digest]);
+    });
+
+    it("an index of 3,000 entries queues every one", async () => {
+      const children = Array.from(
+        { length: 3000 },
+        (_, i) => `sha256:${i.toString(16).padStart(64, "0")}`,
+      );
+      await enqueuePushed(store.db, {
+        repoUid: "big-index",
+        digest: "sha256:index",
+        mediaType: "application/vnd.oci.image.index.v1+json",
+        artifactType: "",
+        configMediaType: "",
+        layerMediaTypes: [],
+        subjectDigest: null,
+        childDigests: children,
+        tags: ["v1"],
+      });
+      const row = await store.db
+        .selectFrom("image_scans")
+        .select((eb) => eb.fn.countAll<string | number>().as("n"))
+        .where("repo_uid", "=", "big-index")
+        .where("state", "=", "pending")
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(row.n), 3000);
+      await store.db.deleteFrom("image_scans").where("repo_uid", "=", "big-index").execute();
+    });
+
+    it("only the 16 newest of an image's SBOMs are read, and the newest wins", async () => {
+      const image = await imageNo(60);
+      const digest = await pushed(image, false);
+      const spdx = (n: number) =>
+        Buffer.from(
+          JSON.stringify({
+            spdxVersion: "SPDX-2.3",
+            SPDXID: "SPDXRef-DOCUMENT",
+            packages: [
+              {
+                SPDXID: "SPDXRef-p",
+                name: `pkg-${n}`,
+                versionInfo: "1.0.0",
+                externalRefs: [
+                  {
+                    referenceCategory: "PACKAGE-MANAGER",
+                    referenceType: "purl",
+                    referenceLocator: `pkg:npm/pkg-${n}@1.0.0`,
+                  },
+                ],
+              },
+            ],
+          }),
+        );
+      const referrers: string[] = [];
+      for (let n = 0; n < 18; n++) {
+        const artifact = referrerOf(image.descriptor, "application/spdx+json", spdx(n));
+        for (const bytes of artifact.blobs.values()) await blobs.put(Readable.from([bytes]));
+        await blobs.put(Readable.from([artifact.manifest]));
+        await store.db
+          .insertInto("manifests")
+          .values({
+            repo_uid: REPO,
+            digest: artifact.descriptor.digest,
+            media_type: artifact.descriptor.mediaType,
+            artifact_type: "application/vnd.oci.empty.v1+json",
+            subject_digest: digest,
+            size: artifact.manifest.length,
+            create_time: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+          })
+          .execute();
+        referrers.push(artifact.descriptor.digest);
+      }
+      await store.db
+        .insertInto("image_scans")
+        .values(pendingRow(REPO, digest, new Date().toISOString()))
+        .execute();
+      const w = worker();
+      try {
+        const row = await inState(digest, "done");
+        assert.equal(row.sbom_digest, referrers[17]);
+      } finally {
+        await w.close();
+      }
+      const recorded = await store.db
+        .selectFrom("image_sboms")
+        .select("sbom_digest")
+        .where("image_digest", "=", digest)
+        .execute();
+      assert.deepEqual(recorded.map((r) => r.sbom_digest).sort(), referrers.slice(2).sort());
+      const packages = await store.db
+        .selectFrom("image_packages")
+        .select("name")
+        .where("image_digest", "=", digest)
+        .execute();
+      assert.deepEqual(packages, [{ name: "pkg-17" }]);
     });
 
     it("closing the worker puts the scan in flight back in the queue", async () => {

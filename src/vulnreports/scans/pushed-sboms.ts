@@ -10,6 +10,12 @@ import { cosignTagsOf } from "./scan-queue.ts";
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 /** Layers of one attestation manifest tried; cosign adds one per attestation. */
 const MAX_LAYERS_TRIED = 16;
+/**
+ * Referrers looked at per image, newest first, and SBOMs among them read: anyone who may push
+ * may add referrers without end, and each SBOM may be 64 MiB, so a scan's work is bounded.
+ */
+const MAX_REFERRERS = 64;
+const MAX_SBOMS = 16;
 
 /** An SBOM referrer of an image, read. */
 export interface ReadSbom {
@@ -62,7 +68,8 @@ function notSbom(predicate: string | undefined): boolean {
 }
 
 /**
- * Reads every SBOM pushed for image `digest` in `repoUid`, oldest first: its referrers, what
+ * Reads the SBOMs pushed for image `digest` in `repoUid` (the 16 newest among its 64 newest
+ * candidates), returned oldest first: its referrers, what
  * cosign's tag scheme attaches (`sha256-<hex>.att`, `.sbom`), and the BuildKit attestations
  * already recorded for it; `skip` are the ones Lading generated. Each layer is read through a 64 MiB cap and parsed; failures come back with their
  * reason, never thrown.
@@ -103,11 +110,13 @@ export async function readPushedSboms(
         ),
       ]),
     )
-    .orderBy("create_time")
-    .orderBy("digest")
+    .orderBy("create_time", "desc")
+    .orderBy("digest", "desc")
+    .limit(MAX_REFERRERS + skip.size)
     .execute();
   const found: ReadSbom[] = [];
   for (const referrer of referrers) {
+    if (found.length === MAX_SBOMS) break;
     if (skip.has(referrer.digest)) continue;
     const json = await readJsonCapped(blobs, referrer.digest, MAX_MANIFEST_BYTES, "manifest");
     if (json.error !== undefined) continue;
@@ -124,7 +133,7 @@ export async function readPushedSboms(
     }
     found.push({ digest: referrer.digest, ...(first as Omit<ReadSbom, "digest">) });
   }
-  return found;
+  return found.reverse();
 }
 
 async function readSbomLayer(

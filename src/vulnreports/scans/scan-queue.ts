@@ -93,11 +93,14 @@ export async function enqueuePushed(
   const time = new Date().toISOString();
   if (action.kind === "none") return false;
   if (action.kind === "scan") {
-    await db
-      .insertInto("image_scans")
-      .values(action.digests.map((d) => pendingRow(pushed.repoUid, d, time)))
-      .onConflict((oc) => oc.columns(["repo_uid", "digest"]).doNothing())
-      .execute();
+    // In slices: a 4 MiB index may list thousands of entries, past the bound-parameter limits.
+    for (let i = 0; i < action.digests.length; i += 500) {
+      await db
+        .insertInto("image_scans")
+        .values(action.digests.slice(i, i + 500).map((d) => pendingRow(pushed.repoUid, d, time)))
+        .onConflict((oc) => oc.columns(["repo_uid", "digest"]).doNothing())
+        .execute();
+    }
     return true;
   }
   await requeue(db, pushed.repoUid, action.digest, time);
