@@ -129,6 +129,23 @@ export async function storeGeneratedSbom(
       })
       .onConflict((oc) => oc.columns(["repo_uid", "digest"]).doNothing())
       .execute();
+    // Recorded with the manifest, not with the scan's result: a scan that loses its claim still
+    // leaves the referrer behind, and the next scan must know it for Lading's own.
+    await trx
+      .insertInto("image_sboms")
+      .values({
+        repo_uid: image.repoUid,
+        image_digest: image.digest,
+        sbom_digest: stored.digest,
+        source: "generated",
+        format: "spdx-2.3",
+        state: "parsed",
+        reason: "",
+        package_count: packages.length,
+        create_time: time,
+      })
+      .onConflict((oc) => oc.columns(["repo_uid", "image_digest", "sbom_digest"]).doNothing())
+      .execute();
   });
   return stored.digest;
 }
