@@ -95,28 +95,22 @@ export function createScanWorker(options: ScanWorkerOptions): ScanWorker {
     const time = new Date();
     const now = time.toISOString();
     const cutoff = new Date(time.getTime() - timeoutMs).toISOString();
-    const candidates = await db
-      .selectFrom("image_scans")
-      .select(["repo_uid", "digest", "state"])
-      .where((eb) =>
-        eb.or([
-          eb.and([eb("state", "=", "pending"), eb("update_time", "<=", now)]),
-          eb.and([eb("state", "=", "scanning"), eb("claim_time", "<", cutoff)]),
-          eb.and([eb("state", "=", "done"), eb("rematch", "=", 1), eb("update_time", "<=", now)]),
-        ]),
-      )
-      .orderBy("update_time")
-      .limit(8)
-      .execute();
-    for (const c of candidates) {
+    // One query per kind of work, each a range of the (state, update_time) index: an OR of the
+    // three would read them all. Scans come first; re-matching waits for an idle queue.
+    const due = (state: "pending" | "scanning" | "done") =>
+      db
+        .selectFrom("image_scans")
+        .select(["repo_uid", "digest"])
+        .where("state", "=", state)
+        .where("update_time", "<=", now)
+        .orderBy("update_time")
+        .limit(8);
+    const scans = [
+      ...(await due("pending").execute()),
+      ...(await due("scanning").where("claim_time", "<", cutoff).execute()),
+    ];
+    for (const c of scans) {
       if (closed) return false;
-      if (c.state === "done") {
-        if (await claimRematch(c.repo_uid, c.digest, now)) {
-          await runMatch(c.repo_uid, c.digest);
-          return true;
-        }
-        continue;
-      }
       const claimed = await db
         .updateTable("image_scans")
         .set({ state: "scanning", claim_time: now, update_time: now })
@@ -131,6 +125,13 @@ export function createScanWorker(options: ScanWorkerOptions): ScanWorker {
         .executeTakeFirst();
       if (Number(claimed.numUpdatedRows) === 1) {
         await scanClaimed(c.repo_uid, c.digest, now);
+        return true;
+      }
+    }
+    for (const c of await due("done").where("rematch", "=", 1).execute()) {
+      if (closed) return false;
+      if (await claimRematch(c.repo_uid, c.digest, now)) {
+        await runMatch(c.repo_uid, c.digest);
         return true;
       }
     }
