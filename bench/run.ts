@@ -1,11 +1,12 @@
 import { measureAdvisories } from "./advisory-bench.ts";
 import { measureListLatency } from "./list-latency.ts";
 import { measureRegistry } from "./registry-bench.ts";
+import { measureSbomGeneration } from "./sbom-generation-bench.ts";
 
 /**
  * `npm run bench`: list latency (Platform core) and registry throughput (Registry), printing
  * every number, the ratio to Distribution where it is installed, and whether each target is met.
- * `npm run bench -- lists`, `-- registry` or `-- advisories` runs one part.
+ * `npm run bench -- lists`, `-- registry`, `-- advisories` or `-- sbom` runs one part.
  */
 const only = process.argv[2];
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -61,6 +62,17 @@ if (!only || only === "advisories") {
   for (const r of rows) {
     console.log(
       `${r.store.padEnd(9)} ${r.workload.padEnd(49)} ${r.value.padEnd(38)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
+    );
+  }
+}
+
+if (!only || only === "sbom") {
+  const mib = Number(process.env.LADING_BENCH_SBOM_MIB ?? 500);
+  const rows = await measureSbomGeneration(mib, log);
+  console.log("\nworkload                              value                     target");
+  for (const r of rows) {
+    console.log(
+      `${r.workload.padEnd(37)} ${r.value.padEnd(25)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
     );
   }
 }

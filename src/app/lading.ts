@@ -45,6 +45,7 @@ import {
 } from "../store/metadata/index.ts";
 import { createAdvisoriesService } from "../vulnerabilities/index.ts";
 import { createImageInsightsService } from "../vulnreports/insights/index.ts";
+import { createScanWorker, type MatchImage } from "../vulnreports/scans/index.ts";
 
 type RequestHandler = (req: HttpRequest, res: HttpResponse) => void;
 
@@ -69,10 +70,17 @@ export interface RunningLading {
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
 
+/** What a caller may plug into a server besides its configuration. */
+export interface LadingHooks {
+  /** Computes an image's vulnerability report once it is scanned. Default: none yet. */
+  matchImage?: MatchImage;
+}
+
 /** Opens and migrates the metadata store, then serves the API listener. */
 export async function startLading(
   config: LadingConfig,
   log = createLogger({ level: config.logLevel, format: config.logFormat }),
+  hooks: LadingHooks = {},
 ): Promise<RunningLading> {
   const store = createMetadataStore(config);
   try {
@@ -147,6 +155,14 @@ export async function startLading(
   const registryUrl =
     config.registryUrl ??
     urlForAddress(registryAddress.address, registryAddress.port, config.tls !== undefined);
+  // Scans run off the request path; a push only queues one (docs/vulnerability-reports.md).
+  const scans = createScanWorker({
+    db,
+    blobs,
+    log: log.child({ component: "scans" }),
+    match: hooks.matchImage ?? (async () => {}),
+    registryUrl,
+  });
   const oci = createOciDoor({
     db,
     blobs,
@@ -159,6 +175,7 @@ export async function startLading(
     log,
     pool: store.poolStats,
     requestIdOf,
+    onManifestPushed: scans.onManifestPushed,
   });
   serveRegistry = oci.handler;
   serve = createApiHandler({
@@ -197,6 +214,7 @@ export async function startLading(
       await oci.close();
       const timeoutMs = options?.timeoutMs ?? 30_000;
       await Promise.all([listener.close({ timeoutMs }), registryListener.close({ timeoutMs })]);
+      await scans.close();
       await store.close();
       log.info({ apiUrl, registryUrl }, "lading stopped");
       log.flush?.();

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bootstrapOrganisation } from "../../src/app/index.ts";
+import { bootstrapOrganisation, type LadingHooks } from "../../src/app/index.ts";
 import type { ConfigInput } from "../../src/config/index.ts";
 import { startS3rver } from "./s3rver.ts";
 import { startTestServer, type TestServer } from "./server.ts";
@@ -32,11 +32,12 @@ export interface RegistryTestServer {
 /**
  * Starts Lading on `pair` (S3 through an s3rver on loopback, credentials from the environment
  * as in production), with organisations `acme` (bootstrapped) and `public`, and `config`
- * (the public organisation stays `public`).
+ * (the public organisation stays `public`); `hooks` go to the server.
  */
 export async function startRegistryServer(
   pair: RegistryPair,
   config: Omit<ConfigInput, "publicOrg" | "blobStore"> = {},
+  hooks: LadingHooks = {},
 ): Promise<RegistryTestServer> {
   let s3: { server: { close(): Promise<void> }; dir: string } | undefined;
   let blobStore: string | undefined;
@@ -48,7 +49,13 @@ export async function startRegistryServer(
     process.env.AWS_SECRET_ACCESS_KEY = "S3RVER";
     blobStore = `s3://lading-registry/blobs?endpoint=${server.endpoint}&region=us-east-1&forcePathStyle=true`;
   }
-  const server = await startTestServer(pair.store, "acme", { ...config, blobStore });
+  const server = await startTestServer(
+    pair.store,
+    "acme",
+    { ...config, blobStore },
+    undefined,
+    hooks,
+  );
   const host = server.lading.registryAudience;
   const boot = await bootstrapOrganisation(server.lading.store.db, "public");
   return {

@@ -1,5 +1,10 @@
 import type { Logger } from "pino";
-import { bootstrapOrganisation, type RunningLading, startLading } from "../../src/app/index.ts";
+import {
+  bootstrapOrganisation,
+  type LadingHooks,
+  type RunningLading,
+  startLading,
+} from "../../src/app/index.ts";
 import { type ConfigInput, resolveConfig } from "../../src/config/index.ts";
 import { createLogger } from "../../src/server/index.ts";
 import { createTestStore, type TestStore } from "./stores.ts";
@@ -21,6 +26,7 @@ export async function startTestServer(
   org = "acme",
   extra: ConfigInput = {},
   log: Logger = createLogger({ level: "silent" }),
+  hooks: LadingHooks = {},
 ): Promise<TestServer> {
   const store = await createTestStore(kind);
   const config = resolveConfig(
@@ -33,7 +39,7 @@ export async function startTestServer(
     },
     {},
   );
-  const lading = await startLading(config, log);
+  const lading = await startLading(config, log, hooks);
   const token = (identityUid: string, options: { audience?: string; ttlSeconds?: number } = {}) =>
     lading.tokens.mint({
       subject: identityUid,

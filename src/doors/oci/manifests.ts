@@ -6,7 +6,14 @@ import { now } from "../../rpc/index.ts";
 import { precompiled } from "../../store/metadata/index.ts";
 import { requireFreeTier } from "./free-tier.ts";
 import { parsePushedManifest } from "./manifest-json.ts";
-import { num, type OciContext, type OciRequest, readLimited, sendStream } from "./oci-context.ts";
+import {
+  type ManifestPushed,
+  num,
+  type OciContext,
+  type OciRequest,
+  readLimited,
+  sendStream,
+} from "./oci-context.ts";
 import { ociError } from "./oci-error.ts";
 import { checkTag, type ReferenceKind } from "./oci-paths.ts";
 import { requireTerms } from "./terms.ts";
@@ -143,6 +150,17 @@ export async function putManifest(ctx: OciContext, r: OciRequest, route: Manifes
   if (!byDigest) await moveTag(ctx.db, repo.uid, route.reference, digest);
   for (const tag of extraTags) await moveTag(ctx.db, repo.uid, tag, digest);
   if (extraTags.length > 0) r.res.setHeader("oci-tag", extraTags);
+  notifyPushed(ctx, {
+    repoUid: repo.uid,
+    digest,
+    mediaType: manifest.mediaType,
+    artifactType: manifest.artifactType,
+    configMediaType: manifest.isIndex ? "" : (manifest.blobs[0]?.mediaType ?? ""),
+    layerMediaTypes: manifest.isIndex ? [] : manifest.blobs.slice(1).map((d) => d.mediaType),
+    subjectDigest: manifest.subject?.digest ?? null,
+    childDigests: manifest.manifests.map((d) => d.digest),
+    tags: byDigest ? extraTags : [route.reference],
+  });
   const headers: Record<string, string | number> = {
     location: `/v2/${route.name}/manifests/${digest}`,
     "docker-content-digest": digest,
@@ -150,6 +168,16 @@ export async function putManifest(ctx: OciContext, r: OciRequest, route: Manifes
   };
   if (manifest.subject) headers["oci-subject"] = manifest.subject.digest;
   await sendStream(r.res, 201, headers, undefined);
+}
+
+/** Tells the listener, if any, of a committed push; a listener that throws is only logged. */
+function notifyPushed(ctx: OciContext, pushed: ManifestPushed): void {
+  if (!ctx.onManifestPushed) return;
+  try {
+    ctx.onManifestPushed(pushed);
+  } catch (err) {
+    ctx.log.warn({ err, digest: pushed.digest }, "the manifest push listener failed");
+  }
 }
 
 /**

@@ -22,6 +22,29 @@ export interface OciContext {
   /** Refuses pulls until the required terms are accepted; absent means no terms. */
   termsGate?: TermsGate;
   log: Logger;
+  /**
+   * Told of every manifest once its push has committed (the scan queue listens). Called, never
+   * awaited: it must not throw, and nothing it does can fail or slow the push.
+   */
+  onManifestPushed?(pushed: ManifestPushed): void;
+}
+
+/** What {@link OciContext.onManifestPushed} learns of a pushed manifest. */
+export interface ManifestPushed {
+  repoUid: string;
+  digest: string;
+  mediaType: string;
+  /** `artifactType`, else the config media type, else "". */
+  artifactType: string;
+  /** "" for an index. */
+  configMediaType: string;
+  /** Media types of the layers, in order; none for an index. */
+  layerMediaTypes: string[];
+  subjectDigest: string | null;
+  /** An index's entries; none for an image manifest. */
+  childDigests: string[];
+  /** The tags this push set (cosign names attestations by tag: `sha256-<hex>.att`). */
+  tags: string[];
 }
 
 /** One request as the OCI handlers see it. */

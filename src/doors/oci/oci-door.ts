@@ -57,6 +57,8 @@ export interface OciDoorOptions {
   tokenTtlSeconds?: number;
   /** The PostgreSQL pool's figures for /metrics; absent on SQLite. */
   pool?: RegistryGauges["pool"];
+  /** Told of every committed manifest push (see OciContext). */
+  onManifestPushed?: OciContext["onManifestPushed"];
 }
 
 /** What one request's access-log line and metrics learn while it is served. */
@@ -108,6 +110,7 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     freeTierTags: options.freeTierTags,
     termsGate: options.termsGate,
     log,
+    onManifestPushed: options.onManifestPushed,
   };
   const token = createTokenEndpoint({ db, auth });
   const metrics = createRegistryMetrics({

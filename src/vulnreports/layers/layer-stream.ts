@@ -1,6 +1,8 @@
 import { PassThrough, pipeline, type Readable, type Transform } from "node:stream";
 import { createGunzip, createZstdDecompress } from "node:zlib";
 
+const DECODED_CHUNK = 256 * 1024;
+
 /** How a layer blob is compressed. */
 export type LayerCompression = "gzip" | "zstd" | "none";
 
@@ -38,11 +40,13 @@ export function decompressLayer(
 ): { stream: Readable; error?: undefined } | { stream?: undefined; error: string } {
   const compression = layerCompression(mediaType);
   if (compression === undefined) return { error: `unsupported layer media type "${mediaType}"` };
+  // Output chunks of 256 KiB instead of zlib's 16 KiB: the tar parser's cost is per chunk, and
+  // with the default it, not decompression, bounded a scan (≈60 against ≈250 MiB/s).
   const decoder: Transform =
     compression === "gzip"
-      ? createGunzip()
+      ? createGunzip({ chunkSize: DECODED_CHUNK })
       : compression === "zstd"
-        ? createZstdDecompress()
+        ? createZstdDecompress({ chunkSize: DECODED_CHUNK })
         : new PassThrough();
   // pipeline rather than pipe: a failing source must destroy the decoder, or a reader would
   // wait forever for the end of a tar that never comes.
