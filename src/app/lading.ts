@@ -44,6 +44,7 @@ import {
   type MetadataStore,
 } from "../store/metadata/index.ts";
 import { createAdvisoriesService } from "../vulnerabilities/index.ts";
+import { createVulnReportHandlers } from "../vulnreports/reports/index.ts";
 
 type RequestHandler = (req: HttpRequest, res: HttpResponse) => void;
 
@@ -107,7 +108,7 @@ export async function startLading(
     createReposService(registry),
     createTagsService(registry),
     createImagesService(registry),
-    createEolTagsService(registry),
+    createEolTagsService(registry, createVulnReportHandlers(registry)),
     createAdvisoriesService(ctx),
     createSecurityAdvisoryService({ db, tokens: pageTokens }),
   ];

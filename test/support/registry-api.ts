@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import type { DescService, JsonObject } from "@bufbuild/protobuf";
-import { RegistryService } from "../../src/gen/lading/registry/v1/eol_tags_pb.js";
+import { RegistryService } from "../../src/gen/lading/registry/v1/registry_pb.js";
 import { ImagesService } from "../../src/gen/lading/registry/v2/images_pb.js";
 import { ReposService } from "../../src/gen/lading/registry/v2/repos_pb.js";
 import { TagsService } from "../../src/gen/lading/registry/v2/tags_pb.js";

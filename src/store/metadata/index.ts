@@ -3,5 +3,5 @@ export { precompiled } from "./precompiled.ts";
 export type * from "./schema.ts";
 export { identityExtras } from "./schema.ts";
 export type * from "./security-data-schema.ts";
-export type * from "./vuln-reports-schema.ts";
 export * from "./settings.ts";
+export type * from "./vuln-reports-schema.ts";

@@ -5,6 +5,7 @@ import * as registry from "./0003-registry.ts";
 import * as federation from "./0004-federation.ts";
 import * as securityData from "./0005-security-data.ts";
 import * as vulnReports from "./0006-vuln-reports.ts";
+import * as imagePackagesOrigin from "./0007-image-packages-origin.ts";
 
 /** Every migration, in order. Names never change once released. */
 export const migrationProvider: MigrationProvider = {
@@ -16,6 +17,7 @@ export const migrationProvider: MigrationProvider = {
       "0004-federation": federation,
       "0005-security-data": securityData,
       "0006-vuln-reports": vulnReports,
+      "0007-image-packages-origin": imagePackagesOrigin,
     };
   },
 };

@@ -1,0 +1,40 @@
+import type { Kysely } from "kysely";
+import type { MetadataSchema } from "../../store/metadata/index.ts";
+
+/** Names per statement: two IN lists of this size stay under SQLite's parameter limit. */
+const batch = 500;
+
+/**
+ * Marks for re-matching every scanned image (state done) that holds a package named, or with
+ * an origin named, one of `artifactNames`: the images an advisory change can touch. One
+ * bounded statement per 500 names and column, each through its index (image_packages_name,
+ * image_packages_origin), so the work follows the names, not the number of images.
+ */
+export async function markRematch(
+  db: Kysely<MetadataSchema>,
+  artifactNames: Iterable<string>,
+): Promise<void> {
+  const names = [...new Set(artifactNames)];
+  for (let i = 0; i < names.length; i += batch) {
+    const part = names.slice(i, i + batch);
+    for (const column of ["name", "origin"] as const) {
+      await db
+        .updateTable("image_scans")
+        .set({ rematch: 1 })
+        .where("state", "=", "done")
+        .where("rematch", "=", 0)
+        .where((eb) =>
+          eb(
+            eb.refTuple("repo_uid", "digest"),
+            "in",
+            eb
+              .selectFrom("image_packages")
+              .select(["repo_uid", "image_digest"])
+              .where(column, "in", part)
+              .$asTuple("repo_uid", "image_digest"),
+          ),
+        )
+        .execute();
+    }
+  }
+}
