@@ -1,3 +1,4 @@
+import { baseScoreOf } from "../../vulnerabilities/feeds/cvss-score.ts";
 import type { SeverityRecord } from "../../vulnerabilities/feeds/feed-records.ts";
 
 /** The severities of a match, lowest first; the v1 enum names. */
@@ -20,14 +21,18 @@ function cvssVersion(record: SeverityRecord): string | undefined {
   return prefix?.[1] ?? (record.type === "CVSS_V4" ? "4.0" : "3.1");
 }
 
-/** The CVSS base scores among `records` (each version once, the first found wins). */
+/**
+ * The CVSS base scores among `records` (each version once, the first found wins). A record
+ * without a stored score (OSV gives vectors only) is scored from its vector.
+ */
 export function cvssScores(records: readonly SeverityRecord[]): CvssScore[] {
   const out: CvssScore[] = [];
   for (const record of records) {
     const version = cvssVersion(record);
-    if (version === undefined || record.baseScore === undefined) continue;
-    if (out.some((s) => s.version === version)) continue;
-    out.push({ score: record.baseScore, version });
+    if (version === undefined || out.some((s) => s.version === version)) continue;
+    const score = record.baseScore ?? baseScoreOf(record.type, record.score).value;
+    if (score === undefined) continue;
+    out.push({ score, version });
   }
   return out;
 }
