@@ -13,8 +13,11 @@ import {
 import { packageTarget } from "./package-target.ts";
 import { reportCounts } from "./report-counts.ts";
 
-/** Names or ids per IN list: well under SQLite's bound-parameter limit. */
-const batch = 500;
+/**
+ * Names or ids per IN list: under SQLite's bound-parameter limit (32,766) and PostgreSQL's
+ * (65,535), and few enough round trips that a 2,000-package image needs a handful.
+ */
+const batch = 5000;
 
 /** "lading-<version>" from package.json, read once. */
 export const scannerVersion = `lading-${
@@ -79,6 +82,7 @@ async function matchAndWrite(
     .execute();
   const names = new Set<string>();
   for (const pkg of packages) for (const n of packageTarget(pkg, image.distro).names) names.add(n);
+  const t0 = performance.now();
   const advisories: CandidateAdvisory[] = [];
   let dbTime = "";
   const own = `${orgUid}/`;
@@ -112,11 +116,15 @@ async function matchAndWrite(
       if (row.update_time > dbTime) dbTime = row.update_time;
     }
   }
+  const t1 = performance.now();
   const findings = findVulnerabilities(packages, advisories, image);
   const metadata = await readMetadata(db, [...new Set(findings.flatMap((f) => [f.id, ...f.ids]))]);
+  const t2 = performance.now();
   for (const m of metadata.values()) if (m.updateTime > dbTime) dbTime = m.updateTime;
   const matches = sortMatches(findings.map((f) => toMatch(f, metadata)));
   const counts = reportCounts(matches);
+  if (process.env.LADING_DEBUG_MATCH)
+    console.error({ advisories: t1 - t0, metadata: t2 - t1, rest: performance.now() - t2 });
   const time = new Date().toISOString();
   return db.transaction().execute(async (trx) => {
     // The row lock taken here orders concurrent computations of one image.

@@ -8,11 +8,19 @@ import {
   VulnReportSchema,
 } from "../../gen/lading/registry/v1/vuln_reports_pb.js";
 import { registryDomain } from "../../registry/registry-context.ts";
-import { type Call, loadVisibleRow, Violations } from "../../rpc/index.ts";
+import { type Call, loadVisibleRow, markImmutable, Violations } from "../../rpc/index.ts";
 import { isDigest } from "../../store/blobs/index.ts";
 import type { VulnReportsTable } from "../../store/metadata/index.ts";
 import { type VulnerabilityMatch as StoredMatch, sortMatches } from "../matching/matcher.ts";
-import { imageManifestsOf, latestReports, type ReportsContext } from "./stored-reports.ts";
+import { ReportCache } from "./report-cache.ts";
+import {
+  imageManifestsOf,
+  latestGenerations,
+  type ReportsContext,
+  reportRows,
+} from "./stored-reports.ts";
+
+const cache = new ReportCache();
 
 /**
  * GetVulnReport: the latest report generation of an image manifest. For an index, the
@@ -39,20 +47,24 @@ export async function getVulnReport(
     domain: registryDomain,
   });
   const name = `${repo.uid}@${req.digest}`;
-  let reports = await latestReports(ctx.db, repo.uid, [req.digest]);
-  if (reports.length === 0) {
+  let generations = await latestGenerations(ctx.db, repo.uid, [req.digest]);
+  if (generations.length === 0) {
     const image = await imageManifestsOf(ctx, repo.uid, req.digest);
     if (!image.exists) throw notFound(registryDomain, "manifest", name);
-    reports = await latestReports(
-      ctx.db,
-      repo.uid,
-      image.digests.filter((d) => d !== req.digest),
-    );
+    const platforms = image.digests.filter((d) => d !== req.digest);
+    generations = await latestGenerations(ctx.db, repo.uid, platforms);
   }
-  if (reports.length === 0) {
+  if (generations.length === 0) {
     throw notFound(registryDomain, "vulnerability report", `${name} (not scanned yet)`);
   }
-  return reportMessage(name, reports);
+  const key = [name, ...generations.map((g) => `${g.digest}@${g.generation}`)].join("\n");
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const report = markImmutable(
+    reportMessage(name, await reportRows(ctx.db, repo.uid, generations)),
+  );
+  cache.set(key, report);
+  return report;
 }
 
 function reportMessage(id: string, reports: VulnReportsTable[]): VulnReport {

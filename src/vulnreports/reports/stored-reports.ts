@@ -58,23 +58,53 @@ export async function imageManifestsOf(
   return { exists: true, digests: [...new Set(platforms.map((d) => d.digest))] };
 }
 
-/** The latest report generation of each of `digests` that has one. */
-export async function latestReports(
+/** One image manifest's latest report generation. */
+export interface LatestGeneration {
+  digest: string;
+  generation: number;
+}
+
+/**
+ * The latest report generation of each of `digests` that has one: read from the primary key
+ * alone, so checking whether a cached report is still current costs no report bytes.
+ */
+export async function latestGenerations(
   db: Kysely<MetadataSchema>,
   repoUid: string,
   digests: readonly string[],
-): Promise<VulnReportsTable[]> {
-  const out: VulnReportsTable[] = [];
+): Promise<LatestGeneration[]> {
+  const out: LatestGeneration[] = [];
   for (const digest of digests) {
     const row = await db
       .selectFrom("vuln_reports")
-      .selectAll()
+      .select("generation")
       .where("repo_uid", "=", repoUid)
       .where("digest", "=", digest)
       .orderBy("generation", "desc")
       .limit(1)
       .executeTakeFirst();
-    if (row) out.push(row);
+    if (row) out.push({ digest, generation: Number(row.generation) });
+  }
+  return out;
+}
+
+/** The report rows of `generations`. */
+export async function reportRows(
+  db: Kysely<MetadataSchema>,
+  repoUid: string,
+  generations: readonly LatestGeneration[],
+): Promise<VulnReportsTable[]> {
+  const out: VulnReportsTable[] = [];
+  for (const { digest, generation } of generations) {
+    out.push(
+      await db
+        .selectFrom("vuln_reports")
+        .selectAll()
+        .where("repo_uid", "=", repoUid)
+        .where("digest", "=", digest)
+        .where("generation", "=", generation)
+        .executeTakeFirstOrThrow(),
+    );
   }
   return out;
 }
