@@ -82,7 +82,6 @@ async function matchAndWrite(
     .execute();
   const names = new Set<string>();
   for (const pkg of packages) for (const n of packageTarget(pkg, image.distro).names) names.add(n);
-  const t0 = performance.now();
   const advisories: CandidateAdvisory[] = [];
   let dbTime = "";
   const own = `${orgUid}/`;
@@ -116,15 +115,11 @@ async function matchAndWrite(
       if (row.update_time > dbTime) dbTime = row.update_time;
     }
   }
-  const t1 = performance.now();
   const findings = findVulnerabilities(packages, advisories, image);
   const metadata = await readMetadata(db, [...new Set(findings.flatMap((f) => [f.id, ...f.ids]))]);
-  const t2 = performance.now();
   for (const m of metadata.values()) if (m.updateTime > dbTime) dbTime = m.updateTime;
   const matches = sortMatches(findings.map((f) => toMatch(f, metadata)));
   const counts = reportCounts(matches);
-  if (process.env.LADING_DEBUG_MATCH)
-    console.error({ advisories: t1 - t0, metadata: t2 - t1, rest: performance.now() - t2 });
   const time = new Date().toISOString();
   return db.transaction().execute(async (trx) => {
     // The row lock taken here orders concurrent computations of one image.

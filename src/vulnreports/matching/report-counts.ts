@@ -34,8 +34,3 @@ export function reportCounts(matches: readonly VulnerabilityMatch[]): ReportCoun
   }
   return { counts, cveIds, ids };
 }
-
-/** An empty set of counts. */
-export function emptyCounts(): ReportCounts {
-  return reportCounts([]);
-}
