@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { before, it } from "node:test";
 import { bootstrapOrganisation } from "../../src/app/index.ts";
 import { moveTag } from "../../src/registry/index.ts";
+import { emptySummary } from "../../src/vulnerabilities/import/import-summary.ts";
+import { writeVulnerabilities } from "../../src/vulnerabilities/import/vulnerability-writer.ts";
 import { computeReport } from "../../src/vulnreports/matching/index.ts";
 import { advisoryYaml } from "../support/advisory-yaml.ts";
 import { holder } from "../support/iam-fixtures.ts";
@@ -350,6 +352,26 @@ matrix("Vulnerability reports", (h) => {
     assert.deepEqual(added, [
       ["CVE-2024-0008", "libssl3", "NOT_FIXED", [], "UNKNOWN"],
       ["CVE-2024-0008", "openssl", "NOT_FIXED", [], "UNKNOWN"],
+    ]);
+  });
+
+  it("marks images when metadata a report shows changes, not for EPSS alone", async () => {
+    const db = h.server.lading.store.db;
+    await db.updateTable("image_scans").set({ rematch: 0 }).execute();
+    const epss = { score: 0.5, percentile: 0.9, date: "2024-05-01" };
+    await writeVulnerabilities(db, [{ id: "CVE-2024-0001", epss }], emptySummary());
+    assert.deepEqual(await rematchFlags(h.server, repo, [full, small, other, sub]), [0, 0, 0, 0]);
+    const critical = "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H";
+    await writeVulnerabilities(
+      db,
+      [{ id: "CVE-2024-0005", severities: [{ type: "CVSS_V3", score: critical }] }],
+      emptySummary(),
+    );
+    // busybox, whose advisory names CVE-2024-0005, is in full and small.
+    assert.deepEqual(await rematchFlags(h.server, repo, [full, small, other, sub]), [1, 1, 0, 0]);
+    assert.deepEqual(await computeReport(db, { repoUid: repo, digest: small }), { generation: 2 });
+    assert.deepEqual(summary(ok(await reg.getVulnReport(repo, small))), [
+      ["CVE-2024-0005", "busybox", "NOT_FIXED", [], "CRITICAL"],
     ]);
   });
 });

@@ -38,3 +38,26 @@ export async function markRematch(
     }
   }
 }
+
+/**
+ * Marks the images an advisory of one of the vulnerability `ids` (an alias of the advisory)
+ * can touch: metadata that reports show (summary, scores, links) changed for them.
+ */
+export async function markRematchForIds(
+  db: Kysely<MetadataSchema>,
+  ids: Iterable<string>,
+): Promise<void> {
+  const list = [...new Set(ids)];
+  const names = new Set<string>();
+  for (let i = 0; i < list.length; i += batch) {
+    const rows = await db
+      .selectFrom("advisory_aliases")
+      .innerJoin("advisories", "advisories.uid", "advisory_aliases.advisory_uid")
+      .select("advisories.artifact_name")
+      .distinct()
+      .where("advisory_aliases.alias", "in", list.slice(i, i + batch))
+      .execute();
+    for (const row of rows) names.add(row.artifact_name);
+  }
+  await markRematch(db, names);
+}
