@@ -330,6 +330,12 @@ matrix("Vulnerability reports", (h) => {
   });
 
   it("marks only the images an import touches, and re-matching makes generation 2", async () => {
+    // A scan in progress is marked too: its report may have read the advisories already.
+    await h.server.lading.store.db
+      .updateTable("image_scans")
+      .set({ state: "scanning" })
+      .where("digest", "=", sub)
+      .execute();
     await importDocuments(
       "IMPORT_FORMAT_ADVISORIES",
       [

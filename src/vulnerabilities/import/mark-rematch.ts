@@ -1,12 +1,14 @@
 import type { Kysely } from "kysely";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 
-/** Names per statement: two IN lists of this size stay under SQLite's parameter limit. */
+/** Names per statement, well under SQLite's bound-parameter limit. */
 const batch = 500;
 
 /**
- * Marks for re-matching every scanned image (state done) that holds a package named, or with
- * an origin named, one of `artifactNames`: the images an advisory change can touch. One
+ * Marks for re-matching every scanned image that holds a package named, or with an origin
+ * named, one of `artifactNames`: the images an advisory change can touch. Images still being
+ * scanned are marked too: their report may be computed from advisories read before this
+ * change committed, and computeReport clears the mark only before it reads them. One
  * bounded statement per 500 names and column, each through its index (image_packages_name,
  * image_packages_origin), so the work follows the names, not the number of images.
  */
@@ -21,7 +23,7 @@ export async function markRematch(
       await db
         .updateTable("image_scans")
         .set({ rematch: 1 })
-        .where("state", "=", "done")
+        .where("state", "in", ["done", "scanning"])
         .where("rematch", "=", 0)
         .where((eb) =>
           eb(
