@@ -5,6 +5,7 @@ import {
   ListVulnCountReportsResponseSchema,
   Severity,
   type VulnCountReport,
+  VulnCountReportSchema,
 } from "../../gen/lading/registry/v1/vuln_reports_pb.js";
 import { resolveRepoPath } from "../../registry/registry-access.ts";
 import { isRegistryPath, isTagName, registryDomain } from "../../registry/registry-context.ts";
@@ -107,21 +108,19 @@ function countReport(
   >;
   const ids = [...worst.keys()].sort();
   for (const id of ids) lists[listField[worst.get(id) as SeverityName]].push(id);
-  return {
-    $typeName: "lading.registry.v1.VulnCountReport",
+  return create(VulnCountReportSchema, {
     repo: req.repo,
     tag: req.tag,
     date: day.date,
     digest,
     sizeBytes: size,
     vulnCounts: shown.map((s) => ({
-      $typeName: "lading.registry.v1.VulnCount" as const,
       severity: Severity[s],
       count: BigInt(lists[listField[s]].length),
     })),
     cveIds: ids,
     ...lists,
-  };
+  });
 }
 
 /**
