@@ -2,11 +2,13 @@ import { measureAdvisories } from "./advisory-bench.ts";
 import { measureListLatency } from "./list-latency.ts";
 import { measureRegistry } from "./registry-bench.ts";
 import { measureSbomGeneration } from "./sbom-generation-bench.ts";
+import { measureVulnReports } from "./vuln-report-bench.ts";
 
 /**
  * `npm run bench`: list latency (Platform core) and registry throughput (Registry), printing
  * every number, the ratio to Distribution where it is installed, and whether each target is met.
- * `npm run bench -- lists`, `-- registry`, `-- advisories` or `-- sbom` runs one part.
+ * `npm run bench -- lists`, `-- registry`, `-- advisories`, `-- sbom` or `-- reports` runs one
+ * part.
  */
 const only = process.argv[2];
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -73,6 +75,25 @@ if (!only || only === "sbom") {
   for (const r of rows) {
     console.log(
       `${r.workload.padEnd(37)} ${r.value.padEnd(25)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
+    );
+  }
+}
+
+if (!only || only === "reports") {
+  const count = Number(process.env.LADING_BENCH_ADVISORIES ?? 100_000);
+  const stores = (process.env.LADING_BENCH_STORES ?? "sqlite,postgres").split(",");
+  const rows = [];
+  for (const kind of ["sqlite", "postgres"] as const) {
+    if (!stores.includes(kind)) continue;
+    log(`vulnerability reports on ${kind}: importing ${count} generated advisories…`);
+    rows.push(...(await measureVulnReports(kind, count, log)));
+  }
+  console.log(
+    "\nstore     workload                                          value                                            target",
+  );
+  for (const r of rows) {
+    console.log(
+      `${r.store.padEnd(9)} ${r.workload.padEnd(49)} ${r.value.padEnd(48)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
     );
   }
 }

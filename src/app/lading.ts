@@ -45,6 +45,8 @@ import {
 } from "../store/metadata/index.ts";
 import { createAdvisoriesService } from "../vulnerabilities/index.ts";
 import { createImageInsightsService } from "../vulnreports/insights/index.ts";
+import { computeReport } from "../vulnreports/matching/index.ts";
+import { createVulnReportHandlers } from "../vulnreports/reports/index.ts";
 import { createScanWorker, type MatchImage } from "../vulnreports/scans/index.ts";
 
 type RequestHandler = (req: HttpRequest, res: HttpResponse) => void;
@@ -72,7 +74,7 @@ export interface RunningLading {
 
 /** What a caller may plug into a server besides its configuration. */
 export interface LadingHooks {
-  /** Computes an image's vulnerability report once it is scanned. Default: none yet. */
+  /** Computes an image's vulnerability report once it is scanned. Default: computeReport. */
   matchImage?: MatchImage;
 }
 
@@ -118,7 +120,7 @@ export async function startLading(
     createImagesService(registry),
     // The registry URL is known once its listener is bound, before any request is served.
     createImageInsightsService(registry, { registryUrl: () => registryUrl }),
-    createEolTagsService(registry),
+    createEolTagsService(registry, createVulnReportHandlers(registry)),
     createAdvisoriesService(ctx),
     createSecurityAdvisoryService({ db, tokens: pageTokens }),
   ];
@@ -160,7 +162,11 @@ export async function startLading(
     db,
     blobs,
     log: log.child({ component: "scans" }),
-    match: hooks.matchImage ?? (async () => {}),
+    match:
+      hooks.matchImage ??
+      (async (image) => {
+        await computeReport(db, image);
+      }),
     registryUrl,
   });
   const oci = createOciDoor({

@@ -60,6 +60,7 @@ export const capabilities = [
   "advisories.create",
   "advisories.update",
   "advisories.delete",
+  "vuln_report.list",
 ] as const;
 
 /** A dotted capability name, e.g. `repo.list`. */

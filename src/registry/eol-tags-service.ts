@@ -3,9 +3,9 @@ import {
   type EolTag,
   EolTagSchema,
   RegistryService,
-} from "../gen/lading/registry/v1/eol_tags_pb.js";
+} from "../gen/lading/registry/v1/registry_pb.js";
 import type { ListSpec } from "../lists/index.ts";
-import { type BoundService, bindService, scopesOf } from "../rpc/index.ts";
+import { type BoundService, bindService, type ServiceHandlers, scopesOf } from "../rpc/index.ts";
 import type { TagsTable } from "../store/metadata/index.ts";
 import { type RegistryContext, registryDomain } from "./registry-context.ts";
 
@@ -27,12 +27,20 @@ export function eolTagFromRow(row: TagsTable): EolTag {
   });
 }
 
+/** The v1 RegistryService methods the vulnerability reports implement (src/vulnreports). */
+export type VulnReportHandlers = Omit<ServiceHandlers<typeof RegistryService>, "listEolTags">;
+
 /**
  * The v1 RegistryService: ListEolTags, the deprecated tags the caller may see, on the v2 list
- * machinery (uidp filters, name, page_size, page_token; ordered by id).
+ * machinery (uidp filters, name, page_size, page_token; ordered by id), plus the report
+ * methods, which live with the reports and are handed in so the registry never imports them.
  */
-export function createEolTagsService(ctx: RegistryContext): BoundService {
+export function createEolTagsService(
+  ctx: RegistryContext,
+  reports: VulnReportHandlers,
+): BoundService {
   return bindService(RegistryService, {
+    ...reports,
     async listEolTags(req, call) {
       const page = await ctx.lists.list(listSpec, {
         parameters: { ...req, orderBy: "", skip: 0 },

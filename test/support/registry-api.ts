@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import type { DescService, JsonObject } from "@bufbuild/protobuf";
-import { RegistryService } from "../../src/gen/lading/registry/v1/eol_tags_pb.js";
+import { RegistryService } from "../../src/gen/lading/registry/v1/registry_pb.js";
 import { ImagesService } from "../../src/gen/lading/registry/v2/images_pb.js";
 import { ReposService } from "../../src/gen/lading/registry/v2/repos_pb.js";
 import { TagsService } from "../../src/gen/lading/registry/v2/tags_pb.js";
@@ -25,6 +25,8 @@ export interface RegistryApi {
   deleteTag(uid: string): Promise<Result>;
   getImage(repoUid: string, digest: string, architecture?: string): Promise<Result>;
   listEolTags(params?: Params): Promise<Result>;
+  getVulnReport(repoId: string, digest: string): Promise<Result>;
+  listVulnCountReports(params: Params, cumulative?: boolean): Promise<Result>;
 }
 
 interface Call {
@@ -136,6 +138,23 @@ export function registryApi(
         method: "listEolTags",
         request: listRequest(p),
         http: ["GET", `/registry/v1/eoltags${q(p)}`],
+      }),
+    getVulnReport: (repoId, digest) =>
+      send({
+        service: RegistryService,
+        method: "getVulnReport",
+        request: { repoId, digest },
+        http: ["GET", `/registry/v1/repos/${repoId}/digests/${digest}/vulnreport`],
+      }),
+    listVulnCountReports: (p, cumulative = false) =>
+      send({
+        service: RegistryService,
+        method: cumulative ? "listVulnCountReportsCumulative" : "listVulnCountReports",
+        request: p,
+        http: [
+          "GET",
+          `/registry/v1/vuln_reports/${cumulative ? "counts_cumulative" : "counts"}${q(p)}`,
+        ],
       }),
   };
 }

@@ -19,7 +19,7 @@ describe("path templates", () => {
   });
 
   it("refuses malformed templates with an error, not an exception", () => {
-    for (const bad of ["iam", "/a/{x", "/a/{1x}", "/a/**/b", "/a/{x=**}/b", "/a/b c"]) {
+    for (const bad of ["iam", "/a/{x", "/a/{1x}", "/a/**/**", "/a/{x=**}/{y=**}", "/a/b c"]) {
       assert.ok(parsePathTemplate(bad).error, bad);
     }
   });
@@ -32,6 +32,24 @@ describe("path templates", () => {
     const deep = template("/iam/v2/identities/{uid=**}");
     assert.equal(matchPathTemplate(deep, "/iam/v2/identities/a/b/c")?.value?.get("uid"), "a/b/c");
     assert.equal(matchPathTemplate(deep, "/iam/v2/identities"), undefined);
+  });
+
+  it("matches ** followed by literals and * to what those leave", () => {
+    const t = template("/registry/v1/repos/{repo_id=**}/digests/{digest}/vulnreport");
+    const bound = matchPathTemplate(t, "/registry/v1/repos/a/b/c/digests/sha256:1/vulnreport");
+    assert.deepEqual(
+      [...(bound?.value ?? [])],
+      [
+        ["repo_id", "a/b/c"],
+        ["digest", "sha256:1"],
+      ],
+    );
+    assert.equal(
+      matchPathTemplate(t, "/registry/v1/repos/a/digests/d/vulnreport")?.value?.get("repo_id"),
+      "a",
+    );
+    assert.equal(matchPathTemplate(t, "/registry/v1/repos/digests/d/vulnreport"), undefined);
+    assert.equal(matchPathTemplate(t, "/registry/v1/repos/a/b/digests/d/report"), undefined);
   });
 
   it("decodes each segment and reports the variable of a bad one", () => {

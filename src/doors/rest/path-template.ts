@@ -30,7 +30,9 @@ const FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * Parses a path template (`/iam/v2/identities/{identity.uid=**}`, `/v1/{name=rooms/*}:verb`)
- * per the google.api.http grammar. `**` may only be the last segment.
+ * per the google.api.http grammar. One `**` is allowed; literals and `*` may follow it (the v1
+ * `/registry/v1/repos/{repo_id=**}/digests/{digest}/vulnreport`), so it spans whatever the
+ * segments after it leave.
  */
 export function parsePathTemplate(source: string): Parsed<PathTemplate> {
   if (!source.startsWith("/")) return { error: `template ${source} must start with /` };
@@ -67,9 +69,8 @@ export function parsePathTemplate(source: string): Parsed<PathTemplate> {
       segments.push(matcher);
     }
   }
-  const deep = segments.findIndex((s) => s.kind === "**");
-  if (deep >= 0 && deep !== segments.length - 1) {
-    return { error: `template ${source} may only end with **` };
+  if (segments.filter((s) => s.kind === "**").length > 1) {
+    return { error: `template ${source} may have only one **` };
   }
   const literals = segments.filter((s) => s.kind === "literal").length;
   return { value: { source, segments, variables, verb, literals } };
@@ -130,18 +131,24 @@ export function matchPathTemplate(
   }
   const parts = path.split("/");
   const { segments } = template;
-  const deep = segments.at(-1)?.kind === "**";
-  if (deep ? parts.length < segments.length : parts.length !== segments.length) return undefined;
+  const deep = segments.findIndex((s) => s.kind === "**");
+  if (deep >= 0 ? parts.length < segments.length : parts.length !== segments.length) {
+    return undefined;
+  }
+  // Segment i of the template covers part at(i); `**` covers the extra parts too.
+  const extra = parts.length - segments.length;
+  const at = (i: number) => (deep >= 0 && i > deep ? i + extra : i);
   for (let i = 0; i < segments.length; i++) {
     const matcher = segments[i];
-    if (matcher.kind === "literal" && parts[i] !== matcher.text) return undefined;
-    if (matcher.kind === "*" && parts[i] === "") return undefined;
+    if (matcher.kind === "literal" && parts[at(i)] !== matcher.text) return undefined;
+    if (matcher.kind === "*" && parts[at(i)] === "") return undefined;
   }
   const bindings: PathBindings = new Map();
   for (const variable of template.variables) {
-    const end = variable.end === segments.length ? parts.length : variable.end;
+    const start = at(variable.start);
+    const end = deep >= 0 && variable.end > deep ? variable.end + extra : variable.end;
     const decoded: string[] = [];
-    for (const part of parts.slice(variable.start, end)) {
+    for (const part of parts.slice(start, end)) {
       try {
         decoded.push(decodeURIComponent(part));
       } catch {

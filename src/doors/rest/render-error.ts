@@ -54,7 +54,7 @@ export function sendStatus(res: HttpResponse, err: LadingError, httpStatus?: num
 }
 
 /** Answers `status` with a JSON text body. */
-export function sendJson(res: HttpResponse, status: number, json: string): void {
+export function sendJson(res: HttpResponse, status: number, json: string | Buffer): void {
   res.statusCode = status;
   res.setHeader("content-type", "application/json");
   res.setHeader("content-length", Buffer.byteLength(json));

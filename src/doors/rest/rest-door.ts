@@ -11,6 +11,7 @@ import type {
   HttpResponse,
   RouteContext,
 } from "../../rpc/index.ts";
+import { isImmutable } from "../../rpc/index.ts";
 import { maxBodyBytes, readBody } from "./body-reader.ts";
 import type { PathBindings } from "./path-template.ts";
 import { renderRestError, sendJson, sendStatus } from "./render-error.ts";
@@ -75,6 +76,8 @@ export function createRestDoor(options: RestDoorOptions): RestDoor {
   const routes = createRouteTable(options.services);
   const limit = options.maxBodyBytes ?? maxBodyBytes;
   const registry = createRegistry(...options.services.map((s) => s.service.file));
+  // Encodings of immutable responses, kept while the service keeps the message.
+  const rendered = new WeakMap<object, Buffer>();
 
   async function serve(
     route: RestRoute,
@@ -106,7 +109,13 @@ export function createRestDoor(options: RestDoorOptions): RestDoor {
       route.method.localName
     ];
     const output = create(route.method.output, await handler(request.message, call));
+    const cached = rendered.get(output);
+    if (cached) {
+      sendJson(res, 200, cached);
+      return;
+    }
     const json = toJsonString(route.method.output, output, { alwaysEmitImplicit: true, registry });
+    if (isImmutable(output)) rendered.set(output, Buffer.from(json, "utf8"));
     sendJson(res, 200, json);
   }
 

@@ -6,6 +6,7 @@ import { countAdvisoryChange } from "../advisory-changes.ts";
 import type { AdvisoryRecord } from "../feeds/feed-records.ts";
 import { advisoryContent, type ImportTarget } from "./advisory-row.ts";
 import type { ImportSummary } from "./import-summary.ts";
+import { markRematch } from "./mark-rematch.ts";
 
 /** Rows read and written per transaction: large enough to amortise, small enough to stay short. */
 const batchSize = 10000;
@@ -20,7 +21,8 @@ type Existing = Pick<
  * updated in place (update_time moves only then), identical ones left alone, and entries that
  * disappear are withdrawn, never deleted. Each batch commits on its own, so an interrupted
  * import keeps what it wrote and a re-run skips it; withdrawal by absence happens only in
- * `finish`, after everything was read.
+ * `finish`, after everything was read. In the same transaction as each change, the scanned
+ * images holding a package the changed advisories name are marked for re-matching.
  */
 export class AdvisoryWriter {
   readonly #db: Kysely<MetadataSchema>;
@@ -100,6 +102,7 @@ export class AdvisoryWriter {
       let live = 0;
       const changedUids: string[] = [];
       const aliasRows: { alias: string; advisory_uid: string }[] = [];
+      const touched = new Set<string>();
       const uids = childUids(records.length - existing.size);
       for (const record of records) {
         const old = existing.get(record.key);
@@ -149,6 +152,7 @@ export class AdvisoryWriter {
             if (!withdrawnTime && old.withdrawn_time !== null) live++;
           }
         }
+        touched.add(record.artifactName);
         for (const alias of JSON.parse(content.aliases) as string[]) {
           aliasRows.push({ alias, advisory_uid: uid });
         }
@@ -160,6 +164,7 @@ export class AdvisoryWriter {
       await insertChunked(trx, "advisory_aliases", aliasRows);
       await countLive(trx, parentUid, live);
       if (inserts.length > 0 || changedUids.length > 0) await countAdvisoryChange(trx);
+      await markRematch(trx, touched);
     });
   }
 
@@ -171,12 +176,12 @@ export class AdvisoryWriter {
   ): Promise<void> {
     if (documents?.length === 0) return;
     const { parentUid, source } = this.#target;
-    const rows: { uid: string; document: string }[] = [];
+    const rows: { uid: string; document: string; artifact_name: string }[] = [];
     const chunks = documents ? chunk(documents, batchSize) : [undefined];
     for (const part of chunks) {
       let query = this.#db
         .selectFrom("advisories")
-        .select(["uid", "document"])
+        .select(["uid", "document", "artifact_name"])
         .where("parent_uid", "=", parentUid)
         .where("source", "=", source)
         .where("withdrawn_time", "is", null);
@@ -197,6 +202,10 @@ export class AdvisoryWriter {
         }
         await countLive(trx, parentUid, -part.length);
         await countAdvisoryChange(trx);
+        await markRematch(
+          trx,
+          part.map((row) => row.artifact_name),
+        );
       });
     }
     this.#summary.withdrawn += leaving.length;

@@ -80,6 +80,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on("image_packages")
     .columns(["name", "repo_uid", "image_digest"])
     .execute();
+  // Advisories name source packages (an apk origin, a dpkg Source): this finds the images
+  // holding their subpackages.
+  await db.schema
+    .createIndex("image_packages_origin")
+    .on("image_packages")
+    .columns(["origin", "repo_uid", "image_digest"])
+    .execute();
 
   await db.schema
     .createTable("vuln_reports")

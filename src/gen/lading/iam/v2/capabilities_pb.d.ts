@@ -295,6 +295,11 @@ export enum Capability {
    * @generated from enum value: CAP_ADVISORIES_DELETE = 55;
    */
   CAP_ADVISORIES_DELETE = 55,
+
+  /**
+   * @generated from enum value: CAP_VULN_REPORT_LIST = 56;
+   */
+  CAP_VULN_REPORT_LIST = 56,
 }
 
 /**
