@@ -98,6 +98,7 @@ async function matchAndWrite(
         "package_namespace",
         "aliases",
         "events",
+        "affected",
         "latest_event_time",
         "withdrawn_time",
         "update_time",

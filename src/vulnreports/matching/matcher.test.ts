@@ -201,6 +201,37 @@ describe("matching: version exactly at the fix, per ecosystem", () => {
   });
 });
 
+describe("matching: OSV ranges place the installed version", () => {
+  const ranged = (ranges: unknown[], versions?: string[]) =>
+    advisory("jinja2", "pypi", fixed("2.11.3"), {
+      affected: JSON.stringify([
+        {
+          package: { ecosystem: "PyPI", name: "jinja2" },
+          ranges,
+          ...(versions ? { versions } : {}),
+        },
+      ]),
+    });
+  const range = [{ type: "ECOSYSTEM", events: [{ introduced: "2.0" }, { fixed: "2.11.3" }] }];
+
+  it("a version below the introduced one is not affected, though below the fix", () => {
+    assert.deepEqual(run(pkg("pkg:pypi/jinja2@1.9"), [ranged(range)]), []);
+  });
+
+  it("a version inside the range counts, with the fix", () => {
+    assert.deepEqual(run(pkg("pkg:pypi/jinja2@2.10"), [ranged(range)]), [["FIXED", ["2.11.3"]]]);
+  });
+
+  it("the introduced version itself is affected", () => {
+    assert.deepEqual(run(pkg("pkg:pypi/jinja2@2.0"), [ranged(range)]), [["FIXED", ["2.11.3"]]]);
+  });
+
+  it("ranges that cannot be evaluated leave it to the events", () => {
+    const git = [{ type: "GIT", repo: "https://example.com/r", events: [{ introduced: "abc" }] }];
+    assert.deepEqual(run(pkg("pkg:pypi/jinja2@1.9"), [ranged(git)]), [["FIXED", ["2.11.3"]]]);
+  });
+});
+
 describe("matching: which advisories are candidates", () => {
   it("an advisory of the origin package applies to its subpackages", () => {
     const libssl = pkg("pkg:apk/wolfi/libssl3@3.3.2-r1", "openssl");

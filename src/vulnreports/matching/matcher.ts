@@ -1,3 +1,4 @@
+import { isAffected, type OsvAffected } from "../../versions/index.ts";
 import type { ReferenceRecord, SeverityRecord } from "../../vulnerabilities/feeds/feed-records.ts";
 import type { StoredEvent } from "../../vulnerabilities/import/advisory-row.ts";
 import { advisoryVerdict, type FixState } from "./advisory-verdict.ts";
@@ -21,6 +22,8 @@ export interface CandidateAdvisory {
   aliases: string;
   /** JSON array of StoredEvent, oldest first. */
   events: string;
+  /** JSON array of OSV affected entries (ranges), or "" when the source had none. */
+  affected?: string;
   latest_event_time: string;
   withdrawn_time: string | null;
 }
@@ -135,6 +138,7 @@ export function findVulnerabilities(
       }
     }
     for (const [id, { advisory, aliases }] of chosen) {
+      if (outsideRanges(advisory, pkg.version)) continue;
       const events = JSON.parse(advisory.events) as StoredEvent[];
       const verdict = advisoryVerdict(events, pkg.version, target.scheme);
       if (!verdict.matches) continue;
@@ -151,6 +155,24 @@ export function findVulnerabilities(
     }
   }
   return findings;
+}
+
+/**
+ * Whether the advisory's OSV ranges place `version` outside every affected range (an OSV
+ * record affecting 2.0 to 2.5 says nothing about 1.9). Ranges that cannot be evaluated (GIT
+ * only, versions the ecosystem's rules refuse) leave the decision to the events.
+ */
+function outsideRanges(advisory: CandidateAdvisory, version: string): boolean {
+  if (!advisory.affected) return false;
+  const entries = JSON.parse(advisory.affected) as OsvAffected[];
+  let answered = false;
+  for (const entry of entries) {
+    const inside = isAffected(version, entry);
+    if (inside.error !== undefined) continue;
+    if (inside.value) return false;
+    answered = true;
+  }
+  return answered;
 }
 
 /** Where an id comes from, by its prefix (CVE → nvd, GHSA → ghsa, GO → go, …). */
