@@ -168,6 +168,7 @@ export async function startLading(
         await computeReport(db, image);
       }),
     registryUrl,
+    scan: config.scanImages,
   });
   const oci = createOciDoor({
     db,

@@ -61,6 +61,19 @@ it("configures the registry listener, blob store and public organisation", () =>
   assert.throws(() => resolveConfig({ publicOrg: "Bad Org" }, {}), /--public-org/);
 });
 
+it("scans images unless told not to", () => {
+  assert.equal(resolveConfig({}, {}).scanImages, true);
+  assert.equal(resolveConfig({}, { LADING_SCAN_IMAGES: "false" }).scanImages, false);
+  assert.equal(
+    resolveConfig({ scanImages: "true" }, { LADING_SCAN_IMAGES: "false" }).scanImages,
+    true,
+  );
+  assert.throws(
+    () => resolveConfig({ scanImages: "no" }, {}),
+    /--scan-images must be true or false/,
+  );
+});
+
 it("derives the registry audience from the registry URL", () => {
   assert.equal(registryAudience("http://127.0.0.1:5000"), "127.0.0.1:5000");
   assert.equal(registryAudience("https://cr.example.com:443"), "cr.example.com");

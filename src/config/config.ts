@@ -40,6 +40,11 @@ export interface LadingConfig {
   requiredTerms: readonly string[];
   /** Timeouts and the connection cap of both listeners. */
   connections: Readonly<ConnectionLimits>;
+  /**
+   * Whether pushed images are scanned (SBOMs read or generated, reports computed). Default
+   * true; a replica that should only serve can leave the scans to the others.
+   */
+  scanImages: boolean;
 }
 
 /** Settings as strings, from flags or the environment; absent means "use the default". */
@@ -62,6 +67,7 @@ export interface ConfigInput {
   keepAliveTimeout?: string;
   maxConnections?: string;
   logFormat?: string;
+  scanImages?: string;
 }
 
 /** The environment variable behind each setting. */
@@ -84,6 +90,7 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   keepAliveTimeout: "LADING_KEEP_ALIVE_TIMEOUT",
   maxConnections: "LADING_MAX_CONNECTIONS",
   logFormat: "LADING_LOG_FORMAT",
+  scanImages: "LADING_SCAN_IMAGES",
 };
 
 /**
@@ -175,6 +182,10 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
   if (logFormat !== undefined && logFormat !== "json" && logFormat !== "pretty") {
     throw new Error(`--log-format must be json or pretty, got "${logFormat}"`);
   }
+  const scanImages = pick("scanImages") ?? "true";
+  if (scanImages !== "true" && scanImages !== "false") {
+    throw new Error(`--scan-images must be true or false, got "${scanImages}"`);
+  }
   const connections = resolveConnectionLimits({
     headersTimeout: pick("headersTimeout"),
     requestIdleTimeout: pick("requestIdleTimeout"),
@@ -199,6 +210,7 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     freeTierTags: Object.freeze(freeTierTags),
     requiredTerms: Object.freeze(requiredTerms),
     connections: Object.freeze(connections),
+    scanImages: scanImages === "true",
   });
 }
 

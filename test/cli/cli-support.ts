@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ConfigInput } from "../../src/config/index.ts";
 import { browserSignIn } from "../support/browser-sign-in.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 
@@ -132,8 +133,11 @@ export interface CliServer {
 }
 
 /** Starts a CliServer: LADING_API_URL, LADING_REGISTRY_URL and LADING_TOKEN (the owner) set. */
-export async function startCliServer(kind: "sqlite" | "postgres"): Promise<CliServer> {
-  const server = await startTestServer(kind);
+export async function startCliServer(
+  kind: "sqlite" | "postgres",
+  config: ConfigInput = {},
+): Promise<CliServer> {
+  const server = await startTestServer(kind, "acme", config);
   const cli = await cliRunner({
     LADING_API_URL: server.apiUrl,
     LADING_REGISTRY_URL: server.lading.registryUrl,

@@ -1,5 +1,6 @@
 import { after, before, describe } from "node:test";
 import type { JsonObject } from "@bufbuild/protobuf";
+import type { ConfigInput } from "../../src/config/index.ts";
 import { type Api, apiFor, type Result, transports } from "./api-client.ts";
 import { startTestServer, type TestServer } from "./server.ts";
 import { storeKinds } from "./stores.ts";
@@ -15,13 +16,13 @@ export interface Harness {
 }
 
 /** Registers `body` once per store (SQLite, PostgreSQL) and transport (REST, gRPC). */
-export function matrix(title: string, body: (h: Harness) => void): void {
+export function matrix(title: string, body: (h: Harness) => void, config: ConfigInput = {}): void {
   for (const store of storeKinds) {
     for (const transport of transports) {
       describe(`${title} [${store}, ${transport}]`, () => {
         const h = { transport } as Harness;
         before(async () => {
-          h.server = await startTestServer(store);
+          h.server = await startTestServer(store, "acme", config);
           h.api = apiFor(transport, h.server.apiUrl, h.server.org.token);
           h.as = (token) => apiFor(transport, h.server.apiUrl, token);
         });

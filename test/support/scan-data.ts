@@ -70,6 +70,17 @@ export async function recordScan(
       create_time: time,
       update_time: time,
     })
+    // A push through the registry queues the image first; what is recorded here replaces it.
+    .onConflict((oc) =>
+      oc.columns(["repo_uid", "digest"]).doUpdateSet((eb) => ({
+        state: eb.ref("excluded.state"),
+        reason: eb.ref("excluded.reason"),
+        generation: eb.ref("excluded.generation"),
+        distro: eb.ref("excluded.distro"),
+        os: eb.ref("excluded.os"),
+        attempts: eb.ref("excluded.attempts"),
+      })),
+    )
     .execute();
   if (scan.state !== "done") return;
   for (const p of scan.packages ?? []) {

@@ -117,6 +117,23 @@ for (const kind of storeKinds) {
       assert.ok(sboms.every((s) => s.package_count === 2));
     });
 
+    it("a worker told not to scan leaves the queue to the others", async () => {
+      const digest = await pushed(await imageNo(100));
+      const idle = worker({ scan: false });
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal((await scanOf(digest)).state, "pending");
+      } finally {
+        await idle.close();
+      }
+      const active = worker();
+      try {
+        await inState(digest, "done");
+      } finally {
+        await active.close();
+      }
+    });
+
     it("a fresh claim of another replica is left alone; a stale one is taken over", async () => {
       const fresh = await pushed(await imageNo(10), false);
       const stale = await pushed(await imageNo(11), false);

@@ -70,6 +70,12 @@ export const configFlags: FlagSpec[] = [
     help: "idle keep-alive connections and HTTP/2 sessions close (default 15s)",
   },
   { name: "max-connections", value: "N", help: "open connections per listener (default 10000)" },
+  {
+    name: "scan-images",
+    value: "BOOL",
+    help: "scan pushed images for their packages and vulnerabilities (default true)",
+    choices: ["true", "false"],
+  },
 ];
 
 /** Maps parsed flags to config input (the environment fills what they leave out). */
@@ -94,6 +100,7 @@ export function configFromFlags(parsed: ParsedArgs): ConfigInput {
     keepAliveTimeout: text("keep-alive-timeout"),
     maxConnections: text("max-connections"),
     logFormat: text("log-format"),
+    scanImages: text("scan-images"),
   };
 }
 

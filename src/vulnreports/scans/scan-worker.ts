@@ -27,6 +27,8 @@ export interface ScanWorkerOptions {
   scanTimeoutMs?: number;
   /** A scan interrupted by a store error is retried after this, times the attempts. 10 s. */
   retryDelayMs?: number;
+  /** False: pushes are queued, but this process scans nothing (config scanImages). */
+  scan?: boolean;
 }
 
 /** The background scanner of one process. */
@@ -231,7 +233,7 @@ export function createScanWorker(options: ScanWorkerOptions): ScanWorker {
     );
   }
 
-  const running = loop();
+  const running = options.scan === false ? Promise.resolve() : loop();
   return {
     onManifestPushed(pushed) {
       enqueuePushed(db, pushed)
