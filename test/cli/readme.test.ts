@@ -36,7 +36,7 @@ function shellBlocks(readme: string, heading: string): string {
 }
 
 /**
- * The README's first steps and registry quick start, pasted as they are into bash against a
+ * The README's first steps and quick starts (registry, security data, vulnerability reports), pasted as they are into bash against a
  * `lading serve` with embedded defaults in a fresh folder. Only the ports differ (the server
  * listens on free ones) and `npx` is dropped (lading and buf are put on PATH, as `npm link` and
  * the checkout's node_modules/.bin would).
@@ -85,6 +85,7 @@ describe("README first steps, pasted line by line", {
       shellBlocks(readme, "### First steps"),
       shellBlocks(readme, "## Registry quick start"),
       shellBlocks(readme, "## Security data quick start"),
+      shellBlocks(readme, "## Vulnerability reports quick start"),
     ]
       .join("\n")
       .replaceAll("../shared/data", sharedData)
@@ -120,5 +121,16 @@ describe("README first steps, pasted line by line", {
     assert.match(stdout, /"epssScore": 0\.00383/, "EPSS score of a CVE");
     const days = stdout.split("\n").filter((l) => l.startsWith('{"date":"2024-'));
     assert.ok(days.length >= 1, "the resolved report lists the days with resolutions");
+    const matches = stdout
+      .split("\n")
+      .filter((l) => l.startsWith('{"id":"CVE-') && l.includes('"pkg":"git"'));
+    assert.ok(matches.length >= 1, "the old build's report lists git's vulnerabilities");
+    assert.match(stdout, /"artifactType":"application\/spdx\+json"/, "the generated SBOM referrer");
+    assert.match(stdout, /~ git 2\.40\.1-r0 → 9\.2\.0-r0/, "the diff shows git's upgrade");
+    assert.match(stdout, /\+ curl 8\.11\.0-r0/, "the diff shows the added package");
+    assert.match(stdout, /fixed CVE-\d+-\d+ /, "the diff lists CVEs the move fixed");
+    assert.match(stdout, /CVEs? fixed/, "the tag history summarises the move");
+    assert.match(stdout, /\{"date":"\d{4}-\d{2}-\d{2}","digest":"sha256:/, "a daily count");
+    assert.match(stdout, /"status":"(affected|fixed|not_affected|under_investigation)"/, "VEX");
   });
 });
