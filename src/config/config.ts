@@ -40,6 +40,8 @@ export interface LadingConfig {
   requiredTerms: readonly string[];
   /** Timeouts and the connection cap of both listeners. */
   connections: Readonly<ConnectionLimits>;
+  /** Whether manifest GETs and HEADs record `dev.lading.registry.pull.v1` events. Default true. */
+  eventsPulls: boolean;
 }
 
 /** Settings as strings, from flags or the environment; absent means "use the default". */
@@ -62,6 +64,7 @@ export interface ConfigInput {
   keepAliveTimeout?: string;
   maxConnections?: string;
   logFormat?: string;
+  eventsPulls?: string;
 }
 
 /** The environment variable behind each setting. */
@@ -84,6 +87,7 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   keepAliveTimeout: "LADING_KEEP_ALIVE_TIMEOUT",
   maxConnections: "LADING_MAX_CONNECTIONS",
   logFormat: "LADING_LOG_FORMAT",
+  eventsPulls: "LADING_EVENTS_PULLS",
 };
 
 /**
@@ -175,6 +179,10 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
   if (logFormat !== undefined && logFormat !== "json" && logFormat !== "pretty") {
     throw new Error(`--log-format must be json or pretty, got "${logFormat}"`);
   }
+  const eventsPulls = pick("eventsPulls") ?? "true";
+  if (eventsPulls !== "true" && eventsPulls !== "false") {
+    throw new Error(`--events-pulls must be true or false, got "${eventsPulls}"`);
+  }
   const connections = resolveConnectionLimits({
     headersTimeout: pick("headersTimeout"),
     requestIdleTimeout: pick("requestIdleTimeout"),
@@ -199,6 +207,7 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     freeTierTags: Object.freeze(freeTierTags),
     requiredTerms: Object.freeze(requiredTerms),
     connections: Object.freeze(connections),
+    eventsPulls: eventsPulls === "true",
   });
 }
 

@@ -2,6 +2,7 @@ import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
+import type { PullRecorder } from "../../events/index.ts";
 import type { TermsGate } from "../../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../../rpc/index.ts";
 import { type BlobBody, type BlobStore, relieveBuffers } from "../../store/blobs/index.ts";
@@ -22,6 +23,10 @@ export interface OciContext {
   /** Refuses pulls until the required terms are accepted; absent means no terms. */
   termsGate?: TermsGate;
   log: Logger;
+  /** The registry URL: Ce-Source of push, pull and tag events. */
+  registryUrl: string;
+  /** Buffers pull events; absent when they are off. */
+  pulls?: PullRecorder;
 }
 
 /** One request as the OCI handlers see it. */

@@ -16,6 +16,8 @@ interface Ambient {
   /** Names of the savepoints open for nested `db.transaction()` calls, innermost last. */
   savepoints: string[];
   nextSavepoint: number;
+  /** Settles when the query running on the connection ends: queries of the context take turns. */
+  turn: Promise<void>;
 }
 
 /** A connection lent to a query of the ambient transaction; releasing it does nothing. */
@@ -53,8 +55,23 @@ class AmbientDriver implements Driver {
     const { connection } = ambient;
     const borrowed: Borrowed = {
       ambient,
-      executeQuery: (query) => connection.executeQuery(query),
-      streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+      async executeQuery(query) {
+        const release = await takeTurn(ambient);
+        try {
+          return await connection.executeQuery(query);
+        } finally {
+          release();
+        }
+      },
+      // A stream holds the connection until it ends: no other query of the context runs meanwhile.
+      async *streamQuery(query, chunkSize) {
+        const release = await takeTurn(ambient);
+        try {
+          yield* connection.streamQuery(query, chunkSize);
+        } finally {
+          release();
+        }
+      },
     };
     return borrowed;
   }
@@ -96,7 +113,13 @@ class AmbientDriver implements Driver {
     if (this.#context.getStore()?.active) return work();
     await this.init();
     const connection = await this.#inner.acquireConnection();
-    const ambient: Ambient = { connection, active: true, savepoints: [], nextSavepoint: 0 };
+    const ambient: Ambient = {
+      connection,
+      active: true,
+      savepoints: [],
+      nextSavepoint: 0,
+      turn: Promise.resolve(),
+    };
     try {
       await this.#inner.beginTransaction(connection, {});
       let result: T;
@@ -115,6 +138,21 @@ class AmbientDriver implements Driver {
       await this.#inner.releaseConnection(connection);
     }
   }
+}
+
+/**
+ * Waits for the queries of `ambient` started before, then holds the connection until released:
+ * handlers run queries in parallel (Promise.all), and one connection runs one query at a time
+ * (node-postgres only queues them, with a deprecation warning).
+ */
+async function takeTurn(ambient: Ambient): Promise<() => void> {
+  const previous = ambient.turn;
+  let release = () => {};
+  ambient.turn = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await previous;
+  return release;
 }
 
 function borrowedFrom(connection: DatabaseConnection): Ambient | undefined {
