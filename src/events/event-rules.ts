@@ -36,7 +36,9 @@ export function eventRuleOf(service: DescService, method: DescMethod): EventRule
   const match = /^([A-Z][a-z]+)(\w+)$/.exec(method.name);
   const verb = match && verbs[match[1]];
   if (!match || !verb) {
-    throw new Error(`${service.typeName}/${method.name}: no event verb for a mutating method`);
+    throw new Error(
+      `${service.typeName}/${method.name}: a mutating method needs an event verb (event-rules.ts) or a place in withOutbox's skip list`,
+    );
   }
   const domain = service.typeName.split(".")[1];
   const resource = snakeCase(match[2]);
@@ -48,11 +50,14 @@ export function eventRuleOf(service: DescService, method: DescMethod): EventRule
   };
 }
 
-/** The event rules of every mutating method of `service`, by local method name. */
-export function eventRulesOf(service: DescService): Map<string, EventRule> {
+/** The event rules of every mutating method of `service` not in `skip`, by local method name. */
+export function eventRulesOf(
+  service: DescService,
+  skip: ReadonlySet<string> = new Set(),
+): Map<string, EventRule> {
   const rules = new Map<string, EventRule>();
   for (const method of service.methods) {
-    if (method.methodKind !== "unary") continue;
+    if (method.methodKind !== "unary" || skip.has(`${service.typeName}/${method.name}`)) continue;
     const rule = eventRuleOf(service, method);
     if (rule) rules.set(method.localName, rule);
   }

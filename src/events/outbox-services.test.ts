@@ -11,7 +11,7 @@ import {
 import { type BoundService, bindService, type Call } from "../rpc/index.ts";
 import type { MetadataStore } from "../store/metadata/index.ts";
 import { newChildUid, newRootUid } from "../uidp/index.ts";
-import { eventRuleOf } from "./event-rules.ts";
+import { eventRuleOf, eventRulesOf } from "./event-rules.ts";
 import { withOutbox } from "./outbox-services.ts";
 
 const principal: Principal = {
@@ -35,6 +35,14 @@ describe("event rules", () => {
       eventRuleOf(GroupsService, method("DeleteGroup") ?? assert.fail())?.from,
       "request",
     );
+  });
+  it("lists every mutating method but those skipped", () => {
+    assert.deepEqual(
+      [...eventRulesOf(GroupsService).keys()],
+      ["createGroup", "updateGroup", "deleteGroup"],
+    );
+    const skip = new Set(["lading.iam.v2.GroupsService/DeleteGroup"]);
+    assert.deepEqual([...eventRulesOf(GroupsService, skip).keys()], ["createGroup", "updateGroup"]);
   });
 });
 

@@ -19,6 +19,11 @@ export interface OutboxOptions {
   db: Kysely<MetadataSchema>;
   /** The API URL; Ce-Source is it followed by the RPC's collection. Known once bound. */
   apiUrl: () => string;
+  /**
+   * Full method names (`pkg.Service/Method`) left alone: mutating methods that record their own
+   * events (or, like a delivery retry, report no change of their own).
+   */
+  skip?: ReadonlySet<string>;
 }
 
 type AnyHandler = (request: never, call: Call) => Promise<unknown>;
@@ -34,7 +39,7 @@ export function withOutbox(services: BoundService[], options: OutboxOptions): Bo
   const toBody = (schema: DescMessage, message: unknown) =>
     toJson(schema, create(schema, message as never), { alwaysEmitImplicit: true, registry });
   return services.map((bound) => {
-    const rules = eventRulesOf(bound.service);
+    const rules = eventRulesOf(bound.service, options.skip);
     if (rules.size === 0) return bound;
     const handlers = { ...(bound.handlers as Record<string, AnyHandler>) };
     for (const method of bound.service.methods) {

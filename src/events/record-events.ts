@@ -1,13 +1,50 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
-import type { MetadataSchema } from "../store/metadata/index.ts";
+import { type MetadataSchema, precompiled } from "../store/metadata/index.ts";
 import { parentOf } from "../uidp/index.ts";
 import type { NewEvent } from "./record-event.ts";
 
+const columns = [
+  "id",
+  "type",
+  "source",
+  "subject",
+  "group_uid",
+  "time",
+  "body_type",
+  "extensions",
+  "data",
+] as const;
+type EventRow = Record<(typeof columns)[number], string>;
+
 /**
- * recordEvent for many events in three statements instead of two per event: one insert of the
- * events, one read of the subscriptions of all their groups and ancestors, one insert of the
- * deliveries. Same rule as recordEvent (a subscription on the group or an ancestor whose type
+ * Inserts of `size` events, compiled once per size: compiling a large insert costs more CPU than
+ * SQLite needs to run it. Batches are cut into power-of-two sizes, so a handful of statement
+ * shapes serve every batch (and the SQLite statement cache keeps them all).
+ */
+const insertsBySize = new Map<number, ReturnType<typeof insertOf>>();
+function insertOf(size: number) {
+  return precompiled((db, ...values: string[]) =>
+    db
+      .insertInto("events")
+      .values(
+        Array.from({ length: size }, (_, row) => {
+          const entry = {} as EventRow;
+          columns.forEach((column, i) => {
+            entry[column] = values[row * columns.length + i];
+          });
+          return entry;
+        }),
+      )
+      .returning(["id", "seq"]),
+  );
+}
+const largestInsert = 128;
+
+/**
+ * recordEvent for many events: one cached insert per event, then one read of the subscriptions
+ * of all their groups and ancestors and one insert of the deliveries, instead of a read per
+ * event. Same rule as recordEvent (a subscription on the group or an ancestor whose type
  * prefix matches); for batches such as pull events. Call it in the transaction of the change.
  */
 export async function recordEvents(db: Kysely<MetadataSchema>, events: NewEvent[]): Promise<void> {
@@ -24,9 +61,20 @@ export async function recordEvents(db: Kysely<MetadataSchema>, events: NewEvent[
     extensions: JSON.stringify(event.extensions ?? {}),
     data: JSON.stringify({ actor: event.actor, body: event.body }),
   }));
-  const inserted = await db.insertInto("events").values(rows).returning(["id", "seq"]).execute();
   // RETURNING promises no row order; the ids pair rows with their seq.
-  const seqOf = new Map(inserted.map((r) => [r.id, r.seq]));
+  const seqOf = new Map<string, string | number | bigint>();
+  for (let done = 0; done < rows.length; ) {
+    let size = largestInsert;
+    while (size > rows.length - done) size /= 2;
+    let insert = insertsBySize.get(size);
+    if (!insert) {
+      insert = insertOf(size);
+      insertsBySize.set(size, insert);
+    }
+    const values = rows.slice(done, done + size).flatMap((r) => columns.map((c) => r[c]));
+    for (const r of await insert(db, ...values)) seqOf.set(r.id, r.seq);
+    done += size;
+  }
   const chains = new Map<string, string[]>();
   for (const event of events) {
     if (chains.has(event.groupUid)) continue;
