@@ -14,7 +14,7 @@ for (const kind of storeKinds) {
     after(() => opened.close());
 
     const org = newRootUid();
-    const repo = { uid: newChildUid(org), root_uid: org, name: "app" };
+    const repo = { uid: newChildUid(org), parent_uid: org, root_uid: org };
     const pull = (i: number): Pull => ({
       repo,
       repository: "acme/app",

@@ -9,8 +9,11 @@ export interface RegistryClient {
   userAgent: string;
 }
 
-/** The repo an event is about: subject its uid, Ce-Group its organisation. */
-export type EventRepo = Pick<ReposTable, "uid" | "root_uid" | "name">;
+/**
+ * The repo an event is about: the subject of push and pull events, whose Ce-Group is its
+ * organisation (reference §7.4); tag events go to the repo's own group, as from the Tags API.
+ */
+export type EventRepo = Pick<ReposTable, "uid" | "parent_uid" | "root_uid">;
 
 /** A tag row as the Tag message renders it (lading.registry.v2.Tag, protojson). */
 export interface EventTag {
@@ -85,7 +88,7 @@ export function recordTagChange(
     type: `dev.lading.registry.tag.${change.verb}.v1`,
     source: registryUrl,
     subject: tag.uid,
-    groupUid: change.repo.root_uid,
+    groupUid: change.repo.parent_uid,
     actor: change.actor,
     body: deleted
       ? { uid: tag.uid }
