@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { GroupsService } from "../../src/gen/lading/iam/v2/groups_pb.js";
+import { createMetadataStore } from "../../src/store/metadata/index.ts";
 import { advisoryYaml, detectedThenFixed } from "../support/advisory-yaml.ts";
 import { grpcCaller, type Result, restCall } from "../support/api-client.ts";
 import { builtIn, providerBody } from "../support/federation-api.ts";
@@ -515,3 +516,56 @@ for (const kind of storeKinds) {
     });
   });
 }
+
+describe("--events-pulls false", () => {
+  it("answers pulls without recording them, and still records pushes", async () => {
+    const server = await startTestServer("sqlite", "acme", { eventsPulls: "false" });
+    try {
+      const token = await server.token(server.org.identityUid, {
+        audience: server.lading.registryAudience,
+      });
+      const oci = ociClient(server.lading.registryUrl, token);
+      await oci.pushImage("acme/quiet", "latest", buildImage("quiet"));
+      for (let i = 0; i < 3; i++) {
+        assert.equal((await oci.fetch("/v2/acme/quiet/manifests/latest")).status, 200);
+      }
+      // Two flush windows: pulls would have been written by now.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const types = await server.lading.store.db.selectFrom("events").select("type").execute();
+      assert.deepEqual(types.map((t) => t.type).sort(), [
+        "dev.lading.registry.push.v1",
+        "dev.lading.registry.tag.created.v1",
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("pull events on shutdown", () => {
+  it("writes the buffered pull events before the store closes", async () => {
+    const server = await startTestServer("sqlite");
+    const token = await server.token(server.org.identityUid, {
+      audience: server.lading.registryAudience,
+    });
+    const oci = ociClient(server.lading.registryUrl, token);
+    await oci.pushImage("acme/last", "latest", buildImage("last"));
+    for (let i = 0; i < 4; i++) {
+      assert.equal((await oci.fetch("/v2/acme/last/manifests/latest")).status, 200);
+    }
+    // At once: well within the first flush window.
+    await server.lading.close();
+    const store = createMetadataStore(server.store.options);
+    try {
+      const pulls = await store.db
+        .selectFrom("events")
+        .select("id")
+        .where("type", "=", "dev.lading.registry.pull.v1")
+        .execute();
+      assert.equal(pulls.length, 4);
+    } finally {
+      await store.close();
+      await server.store.drop();
+    }
+  });
+});
