@@ -121,3 +121,31 @@ export function recordManifestDeleted(
     extensions: { digest: removal.digest },
   });
 }
+
+/**
+ * Records `dev.lading.registry.repo.created.v1` for a repo a push created, with the body the
+ * Repos API gives a create (lading.registry.v2.Repo).
+ */
+export function recordRepoCreated(
+  db: Kysely<MetadataSchema>,
+  registryUrl: string,
+  repo: ReposTable,
+  actor: EventActor,
+): Promise<void> {
+  return recordEvent(db, {
+    type: "dev.lading.registry.repo.created.v1",
+    source: registryUrl,
+    subject: repo.uid,
+    groupUid: repo.parent_uid,
+    actor,
+    body: {
+      uid: repo.uid,
+      name: repo.name,
+      description: repo.description,
+      readme: repo.readme,
+      createTime: repo.create_time,
+      updateTime: repo.update_time,
+    },
+    bodyType: "lading.registry.v2.Repo",
+  });
+}

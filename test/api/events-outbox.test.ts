@@ -518,7 +518,7 @@ for (const kind of storeKinds) {
 }
 
 describe("--events-pulls false", () => {
-  it("answers pulls without recording them, and still records pushes", async () => {
+  it("answers pulls without recording them, and still records pushes and the repo they made", async () => {
     const server = await startTestServer("sqlite", "acme", { eventsPulls: "false" });
     try {
       const token = await server.token(server.org.identityUid, {
@@ -531,11 +531,41 @@ describe("--events-pulls false", () => {
       }
       // Two flush windows: pulls would have been written by now.
       await new Promise((resolve) => setTimeout(resolve, 600));
-      const types = await server.lading.store.db.selectFrom("events").select("type").execute();
-      assert.deepEqual(types.map((t) => t.type).sort(), [
-        "dev.lading.registry.push.v1",
-        "dev.lading.registry.tag.created.v1",
-      ]);
+      const events = await server.lading.store.db
+        .selectFrom("events")
+        .selectAll()
+        .orderBy("seq")
+        .execute();
+      // The first blob upload made the repo.
+      assert.deepEqual(
+        events.map((e) => e.type),
+        [
+          "dev.lading.registry.repo.created.v1",
+          "dev.lading.registry.push.v1",
+          "dev.lading.registry.tag.created.v1",
+        ],
+      );
+      const repo = await server.lading.store.db
+        .selectFrom("repos")
+        .selectAll()
+        .where("name", "=", "quiet")
+        .executeTakeFirstOrThrow();
+      const [made] = events;
+      assert.equal(made.subject, repo.uid);
+      assert.equal(made.group_uid, server.org.groupUid);
+      assert.equal(made.source, server.lading.registryUrl);
+      assert.equal(made.body_type, "lading.registry.v2.Repo");
+      assert.deepEqual(JSON.parse(made.data), {
+        actor: { subject: server.org.identityUid },
+        body: {
+          uid: repo.uid,
+          name: "quiet",
+          description: "",
+          readme: "",
+          createTime: repo.create_time,
+          updateTime: repo.update_time,
+        },
+      });
     } finally {
       await server.close();
     }

@@ -3,21 +3,21 @@ import { Readable } from "node:stream";
 import {
   type EventActor,
   type EventRepo,
-  type RegistryClient,
   recordManifestDeleted,
   recordPush,
+  recordRepoCreated,
   recordTagChange,
 } from "../../events/index.ts";
 import { moveTag } from "../../registry/index.ts";
 import { ensureRepo } from "../../registry/registry-access.ts";
 import { now } from "../../rpc/index.ts";
 import { precompiled, runInTransaction } from "../../store/metadata/index.ts";
+import { clientOf } from "./event-client.ts";
 import { requireFreeTier } from "./free-tier.ts";
 import { parsePushedManifest } from "./manifest-json.ts";
 import { num, type OciContext, type OciRequest, readLimited, sendStream } from "./oci-context.ts";
 import { ociError } from "./oci-error.ts";
 import { checkTag, type ReferenceKind } from "./oci-paths.ts";
-import type { RegistryCaller } from "./registry-auth.ts";
 import { requireTerms } from "./terms.ts";
 
 /** Largest manifest accepted (Distribution and zot use 4 MiB; oci.md §1.2). */
@@ -148,7 +148,9 @@ export async function putManifest(ctx: OciContext, r: OciRequest, route: Manifes
   const client = clientOf(caller, r);
   // The manifest, its tags and their events commit together (docs/events.md).
   await runInTransaction(ctx.db, async (db) => {
-    const repo = await ensureRepo(db, target);
+    const repo = await ensureRepo(db, target, (made) =>
+      recordRepoCreated(db, ctx.registryUrl, made, client.actor),
+    );
     await db
       .insertInto("manifests")
       .values({
@@ -262,14 +264,4 @@ async function tagsDeleted(
 ) {
   for (const tag of tags)
     await recordTagChange(db, registryUrl, { verb: "deleted", repo, tag, actor });
-}
-
-/** Who made a registry request, for its events: anonymous callers have no subject. */
-function clientOf(caller: RegistryCaller, r: OciRequest): RegistryClient {
-  const agent = r.req.headers["user-agent"];
-  return {
-    actor: { subject: caller.anonymous ? "" : caller.subject },
-    remoteAddress: r.req.socket?.remoteAddress ?? "",
-    userAgent: typeof agent === "string" ? agent : "",
-  };
 }
