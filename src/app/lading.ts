@@ -40,6 +40,7 @@ import type { HttpRequest, HttpResponse } from "../rpc/index.ts";
 import { createApiHandler, createListener, createLogger, requestIdOf } from "../server/index.ts";
 import { createBlobStore } from "../store/blobs/index.ts";
 import {
+  afterCommit,
   createMetadataStore,
   getOrCreateSetting,
   type MetadataStore,
@@ -103,7 +104,8 @@ export async function startLading(
       createRolesService(ctx),
       createRoleBindingsService(ctx),
       createGroupInvitesService(ctx),
-      createTermsService(ctx, { onAccept: termsGate.forget }),
+      // The gate reloads once the acceptance is visible to every connection, not before.
+      createTermsService(ctx, { onAccept: () => afterCommit(db, termsGate.forget) }),
       createIdentityProvidersService(ctx),
       createExternalGroupRoleMappingsService(ctx),
       createAccountAssociationsService(ctx),

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { openTestStore, storeKinds } from "../../../test/support/stores.ts";
-import { runInTransaction } from "./ambient-transactions.ts";
+import { afterCommit, runInTransaction } from "./ambient-transactions.ts";
 import type { MetadataStore } from "./metadata-store.ts";
 
 for (const kind of storeKinds) {
@@ -62,6 +62,22 @@ for (const kind of storeKinds) {
       assert.equal((await setting("savepoint-a"))?.value, "v");
       assert.equal(await setting("savepoint-b"), undefined);
       assert.equal((await setting("savepoint-c"))?.value, "v");
+    });
+
+    it("runs after-commit tasks once committed, never after a rollback", async () => {
+      const ran: string[] = [];
+      afterCommit(store.db, () => ran.push("outside"));
+      await runInTransaction(store.db, async () => {
+        afterCommit(store.db, () => ran.push("committed"));
+        assert.deepEqual(ran, ["outside"], "not before the commit");
+      });
+      await assert.rejects(
+        runInTransaction(store.db, async () => {
+          afterCommit(store.db, () => ran.push("rolled back"));
+          throw new Error("boom");
+        }),
+      );
+      assert.deepEqual(ran, ["outside", "committed"]);
     });
 
     it("serves concurrent work outside and inside transactions without deadlock", async () => {

@@ -18,6 +18,8 @@ interface Ambient {
   nextSavepoint: number;
   /** Settles when the query running on the connection ends: queries of the context take turns. */
   turn: Promise<void>;
+  /** Run once the transaction committed (see afterCommit). */
+  committed: (() => void)[];
 }
 
 /** A connection lent to a query of the ambient transaction; releasing it does nothing. */
@@ -108,6 +110,13 @@ class AmbientDriver implements Driver {
     return this.#inner.destroy();
   }
 
+  /** Runs `task` once the ambient transaction commits (never if it rolls back), or now. */
+  afterCommit(task: () => void): void {
+    const ambient = this.#context.getStore();
+    if (ambient?.active) ambient.committed.push(task);
+    else task();
+  }
+
   /** Runs `work` in a transaction that every query of its async context joins. */
   async run<T>(work: () => Promise<T>): Promise<T> {
     if (this.#context.getStore()?.active) return work();
@@ -119,6 +128,7 @@ class AmbientDriver implements Driver {
       savepoints: [],
       nextSavepoint: 0,
       turn: Promise.resolve(),
+      committed: [],
     };
     try {
       await this.#inner.beginTransaction(connection, {});
@@ -132,6 +142,7 @@ class AmbientDriver implements Driver {
       }
       ambient.active = false;
       await this.#inner.commitTransaction(connection);
+      for (const task of ambient.committed) task();
       return result;
     } finally {
       ambient.active = false;
@@ -203,4 +214,15 @@ export async function runInTransaction<DB, T>(
   const driver = dialects.get(db)?.driver;
   if (!driver) return db.transaction().execute((trx) => work(trx));
   return driver.run(() => work(db));
+}
+
+/**
+ * Runs `task` once the transaction of the calling context (runInTransaction) has committed, or
+ * at once outside one: for caches that must not reload the old state before the new one is
+ * visible to other connections.
+ */
+export function afterCommit(db: object, task: () => void): void {
+  const driver = dialects.get(db)?.driver;
+  if (driver) driver.afterCommit(task);
+  else task();
 }

@@ -1,4 +1,4 @@
-export { runInTransaction } from "./ambient-transactions.ts";
+export { afterCommit, runInTransaction } from "./ambient-transactions.ts";
 export type * from "./events-schema.ts";
 export * from "./metadata-store.ts";
 export { precompiled } from "./precompiled.ts";
