@@ -20,8 +20,14 @@ export interface LadingProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `lading serve` on loopback with a fresh data directory and an owner token for the registry. */
-export async function startLadingProcess(repo: string): Promise<LadingProcess> {
+/**
+ * Starts `lading serve` on loopback with a fresh data directory and an owner token for the
+ * registry; `serveFlags` are added to `serve` only.
+ */
+export async function startLadingProcess(
+  repo: string,
+  serveFlags: string[] = [],
+): Promise<LadingProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), "lading-bench-"));
   const [apiPort, registryPort] = [await freePort(), await freePort()];
   const flags = [
@@ -51,9 +57,13 @@ export async function startLadingProcess(repo: string): Promise<LadingProcess> {
       ...flags,
     ])
   ).stdout.trim();
-  const child = spawn(process.execPath, [cli, "serve", "--log-level", "warn", ...flags], {
-    stdio: "ignore",
-  });
+  const child = spawn(
+    process.execPath,
+    [cli, "serve", "--log-level", "warn", ...serveFlags, ...flags],
+    {
+      stdio: "ignore",
+    },
+  );
   const url = `http://127.0.0.1:${registryPort}`;
   for (let i = 0; i < 100; i++) {
     const up = await fetch(`${url}/v2/`, { headers: { authorization: `Bearer ${token}` } }).then(

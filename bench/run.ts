@@ -1,5 +1,6 @@
 import { measureAdvisories } from "./advisory-bench.ts";
 import { measureListLatency } from "./list-latency.ts";
+import { measurePullEvents } from "./pull-events-bench.ts";
 import { measureRegistry } from "./registry-bench.ts";
 import { measureSbomGeneration } from "./sbom-generation-bench.ts";
 import { measureVulnReports } from "./vuln-report-bench.ts";
@@ -7,8 +8,8 @@ import { measureVulnReports } from "./vuln-report-bench.ts";
 /**
  * `npm run bench`: list latency (Platform core) and registry throughput (Registry), printing
  * every number, the ratio to Distribution where it is installed, and whether each target is met.
- * `npm run bench -- lists`, `-- registry`, `-- advisories`, `-- sbom` or `-- reports` runs one
- * part.
+ * `npm run bench -- lists`, `-- registry`, `-- pull-events`, `-- advisories`, `-- sbom` or
+ * `-- reports` runs one part.
  */
 const only = process.argv[2];
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -47,6 +48,16 @@ if (!only || only === "registry") {
       `${r.workload.padEnd(39)} ${value(r.lading).padEnd(13)} ${value(r.distribution).padEnd(13)} ${ratio.padEnd(7)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
     );
   }
+}
+
+if (!only || only === "pull-events") {
+  log("manifest GET with pull events on and off (SQLite)…");
+  const m = await measurePullEvents(log);
+  const verdict = m.ratio >= 0.9 && m.written === m.answered ? "ok" : "MISSED";
+  console.log("\nmanifest GET, 16 connections   events on     events off    ratio   target");
+  console.log(
+    `${"".padEnd(30)} ${`${m.on.toFixed(0)} req/s`.padEnd(13)} ${`${m.off.toFixed(0)} req/s`.padEnd(13)} ${m.ratio.toFixed(2).padEnd(7)} >= 0.90, one event per GET (${m.written}/${m.answered}) ${verdict}`,
+  );
 }
 
 if (!only || only === "advisories") {

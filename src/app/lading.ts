@@ -13,6 +13,7 @@ import { type LadingConfig, registryAudience, urlForAddress } from "../config/in
 import { createGrpcDoor } from "../doors/grpc/index.ts";
 import { createOciDoor } from "../doors/oci/index.ts";
 import { createOpenApiRoute, createRestDoor } from "../doors/rest/index.ts";
+import { withOutbox } from "../events/index.ts";
 import {
   createAccountAssociationsService,
   createExternalGroupRoleMappingsService,
@@ -39,6 +40,7 @@ import type { HttpRequest, HttpResponse } from "../rpc/index.ts";
 import { createApiHandler, createListener, createLogger, requestIdOf } from "../server/index.ts";
 import { createBlobStore } from "../store/blobs/index.ts";
 import {
+  afterCommit,
   createMetadataStore,
   getOrCreateSetting,
   type MetadataStore,
@@ -104,26 +106,31 @@ export async function startLading(
   });
   const termsGate = createTermsGate(db, config.requiredTerms);
   const registry = { ...ctx, blobs, termsGate };
-  const services = [
-    createPingService(),
-    createGroupsService(ctx, [groupRepoCheck(db), federationGroupCheck(db)]),
-    createIdentitiesService(ctx),
-    createRolesService(ctx),
-    createRoleBindingsService(ctx),
-    createGroupInvitesService(ctx),
-    createTermsService(ctx, { onAccept: termsGate.forget }),
-    createIdentityProvidersService(ctx),
-    createExternalGroupRoleMappingsService(ctx),
-    createAccountAssociationsService(ctx),
-    createReposService(registry),
-    createTagsService(registry),
-    createImagesService(registry),
-    // The registry URL is known once its listener is bound, before any request is served.
-    createImageInsightsService(registry, { registryUrl: () => registryUrl }),
-    createEolTagsService(registry, createVulnReportHandlers(registry)),
-    createAdvisoriesService(ctx),
-    createSecurityAdvisoryService({ db, tokens: pageTokens }),
-  ];
+  const services = withOutbox(
+    [
+      createPingService(),
+      createGroupsService(ctx, [groupRepoCheck(db), federationGroupCheck(db)]),
+      createIdentitiesService(ctx),
+      createRolesService(ctx),
+      createRoleBindingsService(ctx),
+      createGroupInvitesService(ctx),
+      // The gate reloads once the acceptance is visible to every connection, not before.
+      createTermsService(ctx, { onAccept: () => afterCommit(db, termsGate.forget) }),
+      createIdentityProvidersService(ctx),
+      createExternalGroupRoleMappingsService(ctx),
+      createAccountAssociationsService(ctx),
+      createReposService(registry),
+      createTagsService(registry),
+      createImagesService(registry),
+      // The registry URL is known once its listener is bound, before any request is served.
+      createImageInsightsService(registry, { registryUrl: () => registryUrl }),
+      createEolTagsService(registry, createVulnReportHandlers(registry)),
+      createAdvisoriesService(ctx),
+      createSecurityAdvisoryService({ db, tokens: pageTokens }),
+    ],
+    // The API URL is known once its listener is bound, before any request is served.
+    { db, apiUrl: () => apiUrl },
+  );
 
   let ready = false;
   let serve = notYetServing;
@@ -180,6 +187,7 @@ export async function startLading(
     freeTierTags: config.freeTierTags,
     termsGate,
     log,
+    eventsPulls: config.eventsPulls,
     pool: store.poolStats,
     requestIdOf,
     onManifestPushed: scans.onManifestPushed,
@@ -218,9 +226,10 @@ export async function startLading(
     log,
     async close(options) {
       ready = false;
-      await oci.close();
       const timeoutMs = options?.timeoutMs ?? 30_000;
       await Promise.all([listener.close({ timeoutMs }), registryListener.close({ timeoutMs })]);
+      // After the listeners: the pull events of the last requests are written before the store closes.
+      await oci.close();
       await scans.close();
       await store.close();
       log.info({ apiUrl, registryUrl }, "lading stopped");

@@ -113,3 +113,13 @@ it("reads the connection timeouts and cap, with their defaults", () => {
   assert.throws(() => resolveConfig({ maxConnections: "0" }, {}), /--max-connections/);
   assert.throws(() => resolveConfig({ maxConnections: "1e4" }, {}), /--max-connections/);
 });
+
+it("records pull events unless --events-pulls is false", () => {
+  assert.equal(resolveConfig({}, {}).eventsPulls, true);
+  assert.equal(resolveConfig({ eventsPulls: "false" }, {}).eventsPulls, false);
+  assert.equal(resolveConfig({}, { LADING_EVENTS_PULLS: "false" }).eventsPulls, false);
+  assert.throws(
+    () => resolveConfig({ eventsPulls: "off" }, {}),
+    /--events-pulls must be true or false/,
+  );
+});

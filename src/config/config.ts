@@ -45,6 +45,8 @@ export interface LadingConfig {
    * true; a replica that should only serve can leave the scans to the others.
    */
   scanImages: boolean;
+  /** Whether manifest GETs and HEADs record `dev.lading.registry.pull.v1` events. Default true. */
+  eventsPulls: boolean;
 }
 
 /** Settings as strings, from flags or the environment; absent means "use the default". */
@@ -68,6 +70,7 @@ export interface ConfigInput {
   maxConnections?: string;
   logFormat?: string;
   scanImages?: string;
+  eventsPulls?: string;
 }
 
 /** The environment variable behind each setting. */
@@ -91,6 +94,7 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   maxConnections: "LADING_MAX_CONNECTIONS",
   logFormat: "LADING_LOG_FORMAT",
   scanImages: "LADING_SCAN_IMAGES",
+  eventsPulls: "LADING_EVENTS_PULLS",
 };
 
 /**
@@ -186,6 +190,10 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
   if (scanImages !== "true" && scanImages !== "false") {
     throw new Error(`--scan-images must be true or false, got "${scanImages}"`);
   }
+  const eventsPulls = pick("eventsPulls") ?? "true";
+  if (eventsPulls !== "true" && eventsPulls !== "false") {
+    throw new Error(`--events-pulls must be true or false, got "${eventsPulls}"`);
+  }
   const connections = resolveConnectionLimits({
     headersTimeout: pick("headersTimeout"),
     requestIdleTimeout: pick("requestIdleTimeout"),
@@ -211,6 +219,7 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     requiredTerms: Object.freeze(requiredTerms),
     connections: Object.freeze(connections),
     scanImages: scanImages === "true",
+    eventsPulls: eventsPulls === "true",
   });
 }
 

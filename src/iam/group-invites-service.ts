@@ -155,7 +155,10 @@ export function createGroupInvitesService(ctx: IamContext): BoundService {
           update_time: time,
         };
         try {
-          await db.insertInto("group_invites").values(row).execute();
+          // In a (nested) transaction of its own: a failed insert must not spoil the caller's.
+          await db
+            .transaction()
+            .execute((trx) => trx.insertInto("group_invites").values(row).execute());
         } catch (error) {
           if (isUniqueViolation(error) && attempt < 3) continue;
           throw error;

@@ -79,12 +79,13 @@ export function allowedActions(grants: Grants, target: RepoPath): Set<RegistryAc
 export async function ensureRepo(
   db: Kysely<MetadataSchema>,
   target: RepoPath,
+  onCreated?: (repo: ReposTable) => Promise<void>,
 ): Promise<ReposTable> {
   if (target.repo) return target.repo;
   const orgUid = target.orgUid;
   if (!orgUid) throw new Error(`organisation ${target.orgName} does not exist`);
   const time = now();
-  await db
+  const [created] = await db
     .insertInto("repos")
     .values({
       uid: newChildUid(orgUid),
@@ -97,7 +98,13 @@ export async function ensureRepo(
       update_time: time,
     })
     .onConflict((oc) => oc.columns(["root_uid", "name"]).doNothing())
+    .returningAll()
     .execute();
+  // Only the request whose insert made the repo reports it; a concurrent one finds it made.
+  if (created) {
+    await onCreated?.(created);
+    return created;
+  }
   return db
     .selectFrom("repos")
     .selectAll()

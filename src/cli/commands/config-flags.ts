@@ -55,6 +55,12 @@ export const configFlags: FlagSpec[] = [
   { name: "free-tier-tags", value: "LIST", help: "public tags anonymous callers may pull" },
   { name: "required-terms", value: "LIST", help: "terms documents to accept before pulling" },
   {
+    name: "events-pulls",
+    value: "BOOL",
+    help: "record a pull event per manifest GET and HEAD (default true)",
+    choices: ["true", "false"],
+  },
+  {
     name: "headers-timeout",
     value: "DURATION",
     help: "time to send complete request headers (default 20s)",
@@ -101,6 +107,7 @@ export function configFromFlags(parsed: ParsedArgs): ConfigInput {
     maxConnections: text("max-connections"),
     logFormat: text("log-format"),
     scanImages: text("scan-images"),
+    eventsPulls: text("events-pulls"),
   };
 }
 

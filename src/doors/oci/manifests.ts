@@ -1,9 +1,18 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
+import {
+  type EventActor,
+  type EventRepo,
+  recordManifestDeleted,
+  recordPush,
+  recordRepoCreated,
+  recordTagChange,
+} from "../../events/index.ts";
 import { moveTag } from "../../registry/index.ts";
 import { ensureRepo } from "../../registry/registry-access.ts";
 import { now } from "../../rpc/index.ts";
-import { precompiled } from "../../store/metadata/index.ts";
+import { precompiled, runInTransaction } from "../../store/metadata/index.ts";
+import { clientOf } from "./event-client.ts";
 import { requireFreeTier } from "./free-tier.ts";
 import { parsePushedManifest } from "./manifest-json.ts";
 import {
@@ -76,6 +85,15 @@ export async function getManifest(ctx: OciContext, r: OciRequest, route: Manifes
   await requireFreeTier(ctx, caller, { ...target, repo }, (reach) =>
     byDigest ? reach.manifests.has(digest) : reach.tags.has(route.reference),
   );
+  ctx.pulls?.record({
+    repo,
+    repository: route.name,
+    tag: byDigest ? "" : route.reference,
+    digest,
+    mediaType: row.media_type,
+    method: r.method === "HEAD" ? "HEAD" : "GET",
+    client: clientOf(caller, r),
+  });
   const headers = {
     "content-type": row.media_type,
     "content-length": num(row.size),
@@ -94,7 +112,9 @@ export async function getManifest(ctx: OciContext, r: OciRequest, route: Manifes
  * `OCI-Tag`) through {@link moveTag}, which writes history in the same transaction.
  */
 export async function putManifest(ctx: OciContext, r: OciRequest, route: ManifestRoute) {
-  const { target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, ["push"]);
+  const { caller, target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, [
+    "push",
+  ]);
   if (route.referenceKind === "invalid") {
     r.req.resume();
     checkTag(route.reference);
@@ -131,24 +151,47 @@ export async function putManifest(ctx: OciContext, r: OciRequest, route: Manifes
       },
     );
   }
-  const repo = await ensureRepo(ctx.db, target);
-
   await ctx.blobs.put(Readable.from([bytes]), { expectedDigest: digest });
-  await ctx.db
-    .insertInto("manifests")
-    .values({
-      repo_uid: repo.uid,
-      digest,
-      media_type: manifest.mediaType,
-      artifact_type: manifest.artifactType,
-      subject_digest: manifest.subject?.digest ?? null,
-      size: bytes.length,
-      create_time: now(),
-    })
-    .onConflict((oc) => oc.columns(["repo_uid", "digest"]).doNothing())
-    .execute();
-  if (!byDigest) await moveTag(ctx.db, repo.uid, route.reference, digest);
-  for (const tag of extraTags) await moveTag(ctx.db, repo.uid, tag, digest);
+  const client = clientOf(caller, r);
+  // The manifest, its tags and their events commit together (docs/events.md).
+  const repo = await runInTransaction(ctx.db, async (db) => {
+    const repo = await ensureRepo(db, target, (made) =>
+      recordRepoCreated(db, ctx.registryUrl, made, client.actor),
+    );
+    await db
+      .insertInto("manifests")
+      .values({
+        repo_uid: repo.uid,
+        digest,
+        media_type: manifest.mediaType,
+        artifact_type: manifest.artifactType,
+        subject_digest: manifest.subject?.digest ?? null,
+        size: bytes.length,
+        create_time: now(),
+      })
+      .onConflict((oc) => oc.columns(["repo_uid", "digest"]).doNothing())
+      .execute();
+    const push = { repo, repository: route.name, digest, mediaType: manifest.mediaType, client };
+    const tags = byDigest ? extraTags : [route.reference];
+    if (tags.length === 0)
+      await recordPush(db, ctx.registryUrl, { ...push, tag: "", tagPreviousDigest: "" });
+    for (const tag of tags) {
+      const before = await db
+        .selectFrom("tags")
+        .select("digest")
+        .where("parent_uid", "=", repo.uid)
+        .where("name", "=", tag)
+        .executeTakeFirst();
+      const moved = await moveTag(db, repo.uid, tag, digest);
+      const tagPreviousDigest = before?.digest ?? "";
+      await recordPush(db, ctx.registryUrl, { ...push, tag, tagPreviousDigest });
+      // Pushing the digest a tag already names moves nothing: no tag event.
+      if (tagPreviousDigest === digest) continue;
+      const verb = before ? "updated" : "created";
+      await recordTagChange(db, ctx.registryUrl, { verb, repo, tag: moved, actor: client.actor });
+    }
+    return repo;
+  });
   if (extraTags.length > 0) r.res.setHeader("oci-tag", extraTags);
   notifyPushed(ctx, {
     repoUid: repo.uid,
@@ -185,34 +228,41 @@ function notifyPushed(ctx: OciContext, pushed: ManifestPushed): void {
  * digest removes the manifest and every tag pointing at it.
  */
 export async function deleteManifest(ctx: OciContext, r: OciRequest, route: ManifestRoute) {
-  const { target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, ["delete"]);
+  const { caller, target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, [
+    "delete",
+  ]);
   const repo = target.repo;
   if (!repo) throw noRepo(route.name);
   if (route.referenceKind === "invalid") throw unknownManifest(route.reference);
-  if (route.referenceKind === "tag") {
-    const gone = await ctx.db
-      .deleteFrom("tags")
-      .where("parent_uid", "=", repo.uid)
-      .where("name", "=", route.reference)
-      .executeTakeFirst();
-    if (Number(gone.numDeletedRows) === 0) throw unknownManifest(route.reference);
-  } else {
-    const found = await ctx.db.transaction().execute(async (trx) => {
-      const gone = await trx
-        .deleteFrom("manifests")
-        .where("repo_uid", "=", repo.uid)
-        .where("digest", "=", route.reference)
-        .executeTakeFirst();
-      if (Number(gone.numDeletedRows) === 0) return false;
-      await trx
+  const actor = clientOf(caller, r).actor;
+  const event = { repo, repository: route.name, actor };
+  await runInTransaction(ctx.db, async (db) => {
+    if (route.referenceKind === "tag") {
+      const gone = await db
         .deleteFrom("tags")
         .where("parent_uid", "=", repo.uid)
-        .where("digest", "=", route.reference)
+        .where("name", "=", route.reference)
+        .returningAll()
         .execute();
-      return true;
-    });
-    if (!found) throw unknownManifest(route.reference);
-  }
+      if (gone.length === 0) throw unknownManifest(route.reference);
+      await tagsDeleted(db, ctx.registryUrl, repo, gone, actor);
+      return;
+    }
+    const gone = await db
+      .deleteFrom("manifests")
+      .where("repo_uid", "=", repo.uid)
+      .where("digest", "=", route.reference)
+      .executeTakeFirst();
+    if (Number(gone.numDeletedRows) === 0) throw unknownManifest(route.reference);
+    const tags = await db
+      .deleteFrom("tags")
+      .where("parent_uid", "=", repo.uid)
+      .where("digest", "=", route.reference)
+      .returningAll()
+      .execute();
+    await recordManifestDeleted(db, ctx.registryUrl, { ...event, digest: route.reference });
+    await tagsDeleted(db, ctx.registryUrl, repo, tags, actor);
+  });
   await sendStream(r.res, 202, { "content-length": 0 }, undefined);
 }
 
@@ -232,4 +282,15 @@ async function absent(
     .execute();
   const have = new Set(found.map((f) => f.digest));
   return digests.filter((d) => !have.has(d));
+}
+
+async function tagsDeleted(
+  db: OciContext["db"],
+  registryUrl: string,
+  repo: EventRepo,
+  tags: Parameters<typeof recordTagChange>[2]["tag"][],
+  actor: EventActor,
+) {
+  for (const tag of tags)
+    await recordTagChange(db, registryUrl, { verb: "deleted", repo, tag, actor });
 }

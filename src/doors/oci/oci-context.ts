@@ -2,6 +2,7 @@ import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
+import type { PullRecorder } from "../../events/index.ts";
 import type { TermsGate } from "../../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../../rpc/index.ts";
 import { type BlobBody, type BlobStore, relieveBuffers } from "../../store/blobs/index.ts";
@@ -27,6 +28,10 @@ export interface OciContext {
    * awaited: it must not throw, and nothing it does can fail or slow the push.
    */
   onManifestPushed?(pushed: ManifestPushed): void;
+  /** The registry URL: Ce-Source of push, pull and tag events. */
+  registryUrl: string;
+  /** Buffers pull events; absent when they are off. */
+  pulls?: PullRecorder;
 }
 
 /** What {@link OciContext.onManifestPushed} learns of a pushed manifest. */

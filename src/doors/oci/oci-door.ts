@@ -3,6 +3,7 @@ import type { Socket } from "node:net";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { TokenIssuer } from "../../auth/index.ts";
+import { createPullRecorder } from "../../events/index.ts";
 import type { TermsGate } from "../../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../../rpc/index.ts";
 import type { BlobStore, BlobStoreDriver } from "../../store/blobs/index.ts";
@@ -55,6 +56,8 @@ export interface OciDoorOptions {
   sweepIntervalMs?: number;
   /** Lifetime of registry tokens. Default 300 seconds. */
   tokenTtlSeconds?: number;
+  /** Whether manifest GETs and HEADs record pull events (--events-pulls). Default true. */
+  eventsPulls?: boolean;
   /** The PostgreSQL pool's figures for /metrics; absent on SQLite. */
   pool?: RegistryGauges["pool"];
   /** Told of every committed manifest push (see OciContext). */
@@ -111,6 +114,11 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     termsGate: options.termsGate,
     log,
     onManifestPushed: options.onManifestPushed,
+    registryUrl: options.registryUrl,
+    pulls:
+      options.eventsPulls === false
+        ? undefined
+        : createPullRecorder({ db, registryUrl: () => options.registryUrl, log }),
   };
   const token = createTokenEndpoint({ db, auth });
   const metrics = createRegistryMetrics({
@@ -247,6 +255,7 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     async close() {
       clearInterval(sweeper);
       await sweeping?.catch(() => undefined);
+      await ctx.pulls?.close();
     },
   };
 }

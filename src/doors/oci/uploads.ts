@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { recordRepoCreated } from "../../events/index.ts";
 import { ensureRepo, resolveRepoPath } from "../../registry/registry-access.ts";
 import { now } from "../../rpc/index.ts";
 import { DigestMismatchError, type UploadState } from "../../store/blobs/index.ts";
-import type { ReposTable } from "../../store/metadata/index.ts";
+import { type ReposTable, runInTransaction } from "../../store/metadata/index.ts";
 import { linkBlob } from "./blobs.ts";
+import { clientOf } from "./event-client.ts";
 import { freeTierReach } from "./free-tier.ts";
 import { num, type OciContext, type OciRequest, sendStream } from "./oci-context.ts";
 import { OciError, ociError } from "./oci-error.ts";
@@ -81,7 +83,10 @@ export async function startUpload(ctx: OciContext, r: OciRequest, route: Uploads
     throw params.error;
   }
   const { mount, from, digest } = params.value;
-  const repo = await ensureRepo(ctx.db, target);
+  const actor = clientOf(caller, r).actor;
+  const repo = await runInTransaction(ctx.db, (db) =>
+    ensureRepo(db, target, (made) => recordRepoCreated(db, ctx.registryUrl, made, actor)),
+  );
   if (mount !== undefined && from !== undefined) {
     const source = await resolveRepoPath(ctx.db, from);
     const sourceRepo = source.repo;

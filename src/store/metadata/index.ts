@@ -1,3 +1,4 @@
+export { afterCommit, runInTransaction } from "./ambient-transactions.ts";
 export type * from "./events-schema.ts";
 export * from "./metadata-store.ts";
 export { precompiled } from "./precompiled.ts";

@@ -10,6 +10,7 @@ import {
   type SqliteStatement,
 } from "kysely";
 import pg from "pg";
+import { AmbientDialect, registerAmbient } from "./ambient-transactions.ts";
 import { migrationProvider } from "./migrations/index.ts";
 import { keepPostgresStatistics } from "./postgres-statistics.ts";
 import type { MetadataSchema } from "./schema.ts";
@@ -45,11 +46,11 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
   if (url && !/^postgres(ql)?:\/\//.test(url)) {
     throw new Error("database URL must start with postgres:// or postgresql://");
   }
-  const dialect = url ? "postgres" : "sqlite";
+  const kind = url ? "postgres" : "sqlite";
   let statistics: StatisticsKeeper | undefined;
   const pool = url ? openPool(url, options.poolSize ?? 10) : undefined;
-  const db = new Kysely<MetadataSchema>({
-    dialect: pool
+  const dialect = new AmbientDialect(
+    pool
       ? new PostgresDialect({ pool })
       : new SqliteDialect({
           database: () => {
@@ -58,11 +59,13 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
             return Promise.resolve(cachingStatements(database));
           },
         }),
-  });
+  );
+  const db = new Kysely<MetadataSchema>({ dialect });
+  registerAmbient(db, dialect);
   const postgresStatistics = pool && keepPostgresStatistics(db as Kysely<unknown>);
   return {
     db,
-    dialect,
+    dialect: kind,
     poolStats: () =>
       pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount },
     async migrate() {

@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { openTestStore, storeKinds } from "../../test/support/stores.ts";
+import type { MetadataStore } from "../store/metadata/index.ts";
+import { newChildUid, newRootUid } from "../uidp/index.ts";
+import type { NewEvent } from "./record-event.ts";
+import { recordEvents } from "./record-events.ts";
+
+for (const kind of storeKinds) {
+  describe(`recordEvents [${kind}]`, () => {
+    let store: MetadataStore;
+    let close: () => Promise<void>;
+    const org = newRootUid();
+    const team = newChildUid(org);
+    const other = newRootUid();
+    const subscription = (parent: string, prefix = "") => ({
+      uid: newChildUid(parent),
+      parent_uid: parent,
+      sink: "https://example.com/hook",
+      type_prefix: prefix,
+      create_time: "2026-01-01T00:00:00.000Z",
+      update_time: "2026-01-01T00:00:00.000Z",
+    });
+    const onOrg = subscription(org);
+    const onTeam = subscription(team);
+    const pushesOnly = subscription(org, "dev.lading.registry.push");
+    const onOther = subscription(other);
+    const event = (type: string, groupUid: string, n: number): NewEvent => ({
+      type,
+      source: "http://registry.example",
+      subject: `${groupUid}/${n}`,
+      groupUid,
+      actor: { subject: "" },
+      body: { n },
+    });
+
+    before(async () => {
+      ({ store, close } = await openTestStore(kind));
+      await store.db
+        .insertInto("subscriptions")
+        .values([onOrg, onTeam, pushesOnly, onOther])
+        .execute();
+    });
+    after(() => close());
+
+    it("fans a batch out exactly as recordEvent fans out each event", async () => {
+      await recordEvents(store.db, [
+        event("dev.lading.registry.pull.v1", team, 1),
+        event("dev.lading.registry.push.v1", org, 2),
+        event("dev.lading.registry.pull.v1", newRootUid(), 3),
+        event("dev.lading.registry.pull.v1", org, 4),
+      ]);
+      const rows = await store.db
+        .selectFrom("deliveries")
+        .innerJoin("events", "events.seq", "deliveries.event_seq")
+        .select(["deliveries.subscription_uid", "events.subject"])
+        .orderBy("events.seq")
+        .orderBy("deliveries.subscription_uid")
+        .execute();
+      const got = rows.map((r) => `${r.subject} → ${r.subscription_uid}`);
+      const want = [
+        ...[onOrg.uid, onTeam.uid].sort().map((u) => `${team}/1 → ${u}`),
+        ...[onOrg.uid, pushesOnly.uid].sort().map((u) => `${org}/2 → ${u}`),
+        `${org}/4 → ${onOrg.uid}`,
+      ];
+      assert.deepEqual(got, want);
+      const stored = await store.db
+        .selectFrom("events")
+        .select(["subject", "data"])
+        .orderBy("seq")
+        .execute();
+      assert.deepEqual(
+        stored.map((s) => [s.subject, JSON.parse(s.data).body.n]),
+        [
+          [`${team}/1`, 1],
+          [`${org}/2`, 2],
+          [stored[2].subject, 3],
+          [`${org}/4`, 4],
+        ],
+      );
+    });
+  });
+}
