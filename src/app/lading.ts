@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { createSecurityAdvisoryService } from "../advisory/index.ts";
 import {
@@ -13,6 +14,7 @@ import { type LadingConfig, registryAudience, urlForAddress } from "../config/in
 import { createGrpcDoor } from "../doors/grpc/index.ts";
 import { createOciDoor } from "../doors/oci/index.ts";
 import { createOpenApiRoute, createRestDoor } from "../doors/rest/index.ts";
+import { createSubscriptionsService, type Dispatcher, startDispatcher } from "../events/index.ts";
 import {
   createAccountAssociationsService,
   createExternalGroupRoleMappingsService,
@@ -113,7 +115,16 @@ export async function startLading(
     createEolTagsService(registry),
     createAdvisoriesService(ctx),
     createSecurityAdvisoryService({ db, tokens: pageTokens }),
+    createSubscriptionsService({
+      ...ctx,
+      pageTokens,
+      settings: config.events,
+      // Both are known once the API listener is bound, before any request is served.
+      apiUrl: () => apiUrl,
+      wake: () => dispatcher?.wake(),
+    }),
   ];
+  let dispatcher: Dispatcher | undefined;
 
   let ready = false;
   let serve = notYetServing;
@@ -183,6 +194,14 @@ export async function startLading(
     log,
     isReady: () => ready,
   });
+  dispatcher = startDispatcher({
+    db,
+    dialect: store.dialect,
+    tokens,
+    settings: config.events,
+    log,
+    userAgent: `Lading/${ladingVersion()}`,
+  });
   ready = true;
   log.info({ apiUrl, registryUrl, store: store.dialect }, "lading serving");
   return {
@@ -196,10 +215,20 @@ export async function startLading(
       ready = false;
       await oci.close();
       const timeoutMs = options?.timeoutMs ?? 30_000;
-      await Promise.all([listener.close({ timeoutMs }), registryListener.close({ timeoutMs })]);
+      await Promise.all([
+        listener.close({ timeoutMs }),
+        registryListener.close({ timeoutMs }),
+        dispatcher?.close(Math.min(timeoutMs, config.events.timeoutMs)),
+      ]);
       await store.close();
       log.info({ apiUrl, registryUrl }, "lading stopped");
       log.flush?.();
     },
   };
+}
+
+/** The version in Lading's package.json, for the User-Agent of event deliveries. */
+function ladingVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+  return String(pkg.version);
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { type ConnectionLimits, resolveConnectionLimits } from "./connection-limits.ts";
+import { type EventsSettings, resolveEventsSettings } from "./events-settings.ts";
 
 /** Lading's settings, validated once at start and frozen. */
 export interface LadingConfig {
@@ -40,6 +41,8 @@ export interface LadingConfig {
   requiredTerms: readonly string[];
   /** Timeouts and the connection cap of both listeners. */
   connections: Readonly<ConnectionLimits>;
+  /** Webhook delivery: timeouts, retries, whether http loopback sinks are accepted. */
+  events: Readonly<EventsSettings>;
 }
 
 /** Settings as strings, from flags or the environment; absent means "use the default". */
@@ -62,6 +65,10 @@ export interface ConfigInput {
   keepAliveTimeout?: string;
   maxConnections?: string;
   logFormat?: string;
+  eventsAllowHttpLoopback?: string;
+  eventsTimeout?: string;
+  eventsRetryWindow?: string;
+  eventsBackoffBase?: string;
 }
 
 /** The environment variable behind each setting. */
@@ -84,6 +91,10 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   keepAliveTimeout: "LADING_KEEP_ALIVE_TIMEOUT",
   maxConnections: "LADING_MAX_CONNECTIONS",
   logFormat: "LADING_LOG_FORMAT",
+  eventsAllowHttpLoopback: "LADING_EVENTS_ALLOW_HTTP_LOOPBACK",
+  eventsTimeout: "LADING_EVENTS_TIMEOUT",
+  eventsRetryWindow: "LADING_EVENTS_RETRY_WINDOW",
+  eventsBackoffBase: "LADING_EVENTS_BACKOFF_BASE",
 };
 
 /**
@@ -181,6 +192,12 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     keepAliveTimeout: pick("keepAliveTimeout"),
     maxConnections: pick("maxConnections"),
   });
+  const events = resolveEventsSettings({
+    eventsAllowHttpLoopback: pick("eventsAllowHttpLoopback"),
+    eventsTimeout: pick("eventsTimeout"),
+    eventsRetryWindow: pick("eventsRetryWindow"),
+    eventsBackoffBase: pick("eventsBackoffBase"),
+  });
   return Object.freeze({
     dataDir: pick("dataDir") ?? ".lading",
     apiListen,
@@ -199,6 +216,7 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     freeTierTags: Object.freeze(freeTierTags),
     requiredTerms: Object.freeze(requiredTerms),
     connections: Object.freeze(connections),
+    events: Object.freeze(events),
   });
 }
 

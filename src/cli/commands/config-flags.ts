@@ -70,6 +70,26 @@ export const configFlags: FlagSpec[] = [
     help: "idle keep-alive connections and HTTP/2 sessions close (default 15s)",
   },
   { name: "max-connections", value: "N", help: "open connections per listener (default 10000)" },
+  {
+    name: "events-allow-http-loopback",
+    type: "boolean",
+    help: "accept http:// event sinks on a loopback host (development and tests only)",
+  },
+  {
+    name: "events-timeout",
+    value: "DURATION",
+    help: "deadline of one webhook delivery attempt (default 10s)",
+  },
+  {
+    name: "events-retry-window",
+    value: "DURATION",
+    help: "failing deliveries are retried this long, then dead-lettered (default 24h)",
+  },
+  {
+    name: "events-backoff-base",
+    value: "DURATION",
+    help: "first webhook retry delay, doubled per attempt up to 1h, with jitter (default 1s)",
+  },
 ];
 
 /** Maps parsed flags to config input (the environment fills what they leave out). */
@@ -94,6 +114,11 @@ export function configFromFlags(parsed: ParsedArgs): ConfigInput {
     keepAliveTimeout: text("keep-alive-timeout"),
     maxConnections: text("max-connections"),
     logFormat: text("log-format"),
+    eventsAllowHttpLoopback:
+      parsed.flags["events-allow-http-loopback"] === true ? "true" : undefined,
+    eventsTimeout: text("events-timeout"),
+    eventsRetryWindow: text("events-retry-window"),
+    eventsBackoffBase: text("events-backoff-base"),
   };
 }
 
