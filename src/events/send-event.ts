@@ -52,7 +52,16 @@ export async function sendEvent(
     ttlSeconds: webhookTokenTtlSeconds,
     claims: { webhook: { digest: bodyDigest(event.data), subscription: subscription.uid } },
   });
-  const timeout = AbortSignal.timeout(options.timeoutMs);
+  // One controller for the deadline and shutdown, so the error says which of them cut it.
+  const abort = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    abort.abort();
+  }, options.timeoutMs);
+  const stop = () => abort.abort();
+  options.signal.addEventListener("abort", stop, { once: true });
+  if (options.signal.aborted) abort.abort();
   try {
     const response = await fetch(subscription.sink, {
       method: "POST",
@@ -64,7 +73,7 @@ export async function sendEvent(
         Authorization: `Bearer ${token}`,
       },
       body: event.data,
-      signal: AbortSignal.any([timeout, options.signal]),
+      signal: abort.signal,
     });
     await response.body?.cancel().catch(() => {});
     const status = response.status;
@@ -81,12 +90,15 @@ export async function sendEvent(
       gone: status === 410,
     };
   } catch (error) {
-    const message = timeout.aborted
+    const message = timedOut
       ? `no answer within ${options.timeoutMs} ms`
       : options.signal.aborted
         ? "the server stopped during the attempt"
         : networkError(error);
     return { ok: false, status: 0, error: message, latencyMs: latency(), gone: false };
+  } finally {
+    clearTimeout(timer);
+    options.signal.removeEventListener("abort", stop);
   }
 }
 

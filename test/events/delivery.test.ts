@@ -112,6 +112,7 @@ for (const kind of storeKinds) {
       sink.mode = { kind: "status", status: 503 };
       for (let i = 0; i < 5; i++) await record(`dev.lading.test.order.v1`, org, { n: i });
       await sink.waitFor((rs) => rs.filter((r) => r.status === 503).length >= 3);
+      await new Promise((r) => setTimeout(r, 50));
       const waiting = (await log(s.uid)).deliveries as Loose[];
       // Only the oldest event is tried while the sink fails; the others wait behind it.
       const tried = waiting.filter((d) => (d.attempts ?? 0) > 0);
@@ -143,10 +144,16 @@ for (const kind of storeKinds) {
       assert.equal(first.lastError, "no answer within 1000 ms");
       assert.equal(first.lastStatus ?? 0, 0);
       sink.mode = { kind: "ok" };
-      await sink.waitFor(() => sink.accepted("dev.lading.test.slow").length >= 2);
+      await sink.waitFor(() => sink.accepted("dev.lading.test.slow").length === 1);
       await waitUntil(
         async () => ((await log(s.uid)).deliveries as Loose[])[0].state === "delivered",
       );
+      const [done] = (await log(s.uid)).deliveries as Loose[];
+      assert.ok(done.attempts >= 2);
+      assert.equal(done.lastError ?? "", "");
+      const slow = sink.receipts.filter((r) => r.type === "dev.lading.test.slow.v1");
+      await sink.waitFor(() => slow[0].status !== 0);
+      assert.equal(slow[0].status, -1, "the sender gave up on the first attempt");
       await rest("DELETE", `/events/v2/subscriptions/${s.uid}`);
     });
 

@@ -4,6 +4,8 @@ import { verifyDelivery } from "../../src/events/index.ts";
 
 /** One request the sink received, checked as `lading events verify` checks it. */
 export interface Receipt {
+  /** The request target: path and query. */
+  url: string;
   headers: IncomingMessage["headers"];
   body: string;
   /** The verified event's Ce-Id and Ce-Type; undefined when verification failed. */
@@ -11,7 +13,7 @@ export interface Receipt {
   type?: string;
   /** Why verification failed; "" when it passed. */
   refused: string;
-  /** The status the sink answered. */
+  /** The status the sink answered; 0 while it holds the request, -1 if the sender left. */
   status: number;
   /** The request as HTTP/1.1 text, for `lading events verify`. */
   text: string;
@@ -46,25 +48,34 @@ export async function startEventSink(issuer: string, group: string): Promise<Eve
     const body = Buffer.concat(chunks);
     const checked = await verifyDelivery({ headers: req.headers, body }, { group, issuer });
     const mode = sink.mode;
-    let status = checked.error ? checked.error.status : 200;
-    if (!checked.error && mode.kind === "status") status = mode.status;
-    if (!checked.error && mode.kind === "slow") await new Promise((r) => setTimeout(r, mode.ms));
     const lines = [`${req.method} ${req.url} HTTP/1.1`];
     for (let i = 0; i < req.rawHeaders.length; i += 2)
       lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
-    receipts.push({
+    const receipt: Receipt = {
+      url: req.url ?? "",
       headers: req.headers,
       body: body.toString(),
       id: checked.value?.id,
       type: checked.value?.type,
       refused: checked.error?.reason ?? "",
-      status,
+      status: 0,
       text: `${lines.join("\r\n")}\r\n\r\n${body.toString()}`,
-    });
+    };
+    // Recorded on arrival, so a test sees a request the sink is still holding.
+    receipts.push(receipt);
+    notify();
+    let status = checked.error ? checked.error.status : 200;
+    if (!checked.error && mode.kind === "status") status = mode.status;
+    if (!checked.error && mode.kind === "slow") await new Promise((r) => setTimeout(r, mode.ms));
+    // A sender that gave up before the answer did not get it.
+    receipt.status = req.socket.destroyed ? -1 : status;
     res.statusCode = status;
     res.end();
-    for (const wake of waiters) wake();
+    notify();
   });
+  const notify = () => {
+    for (const wake of waiters) wake();
+  };
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return Object.assign(sink, {
@@ -83,7 +94,9 @@ export async function startEventSink(issuer: string, group: string): Promise<Eve
         const timer = setTimeout(() => {
           waiters.delete(check);
           reject(
-            new Error(`the sink did not see what was expected; got ${receipts.length} receipts`),
+            new Error(
+              `the sink did not see what was expected; got ${receipts.length} receipts: ${JSON.stringify(receipts.map((r) => [r.type, r.status, r.refused]))}`,
+            ),
           );
         }, timeoutMs);
         waiters.add(check);
