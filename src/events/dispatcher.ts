@@ -5,7 +5,7 @@ import type { TokenIssuer } from "../auth/index.ts";
 import type { EventsSettings } from "../config/index.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
 import { backoffMs, maxBackoffMs } from "./backoff.ts";
-import { type LeasedDelivery, leaseDeliveries } from "./lease-deliveries.ts";
+import { type LeasedBatch, type LeasedDelivery, leaseDeliveries } from "./lease-deliveries.ts";
 import { type SendOutcome, sendEvent } from "./send-event.ts";
 
 /** What the dispatcher needs. */
@@ -19,8 +19,10 @@ export interface DispatcherOptions {
   userAgent: string;
   /** How often to look for due deliveries when nothing wakes it. Default 250 ms. */
   pollMs?: number;
-  /** Deliveries in flight at once (each to a different subscription). Default 16. */
+  /** Subscriptions sent to at once, one delivery at a time each. Default 16. */
   concurrency?: number;
+  /** Deliveries of one subscription leased together, sent in order. Default 20. */
+  batch?: number;
 }
 
 /** Delivers the outbox's pending deliveries to their sinks (docs/events.md "Delivery"). */
@@ -42,8 +44,9 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
   const owner = randomUUID();
   const pollMs = options.pollMs ?? 250;
   const concurrency = options.concurrency ?? 16;
-  // An attempt ends within timeoutMs; the margin covers minting and the database round trips.
-  const leaseMs = settings.timeoutMs + 30_000;
+  const batch = options.batch ?? 20;
+  // Each attempt ends within timeoutMs; the margin covers minting and the database round trips.
+  const leaseMs = batch * settings.timeoutMs + 30_000;
   const shutdown = new AbortController();
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
@@ -66,26 +69,54 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       resume = done;
     });
 
-  async function attempt(delivery: LeasedDelivery): Promise<void> {
-    const outcome = await sendEvent(delivery.event, delivery.subscription, {
+  /** Sends a batch in order; on the first failure the rest go back, to wait behind it. */
+  async function sendBatch({ subscription, deliveries }: LeasedBatch): Promise<void> {
+    for (let i = 0; i < deliveries.length; i++) {
+      const delivered = !shutdown.signal.aborted && (await attempt(subscription, deliveries[i]));
+      if (delivered) continue;
+      // The failed one's own lease is already cleared unless shutdown cut it; the filter on the
+      // owner leaves it alone either way.
+      const rest = deliveries.slice(i);
+      if (rest.length > 0)
+        await db
+          .updateTable("deliveries")
+          .set({ lease_owner: "", lease_until: null })
+          .where("subscription_uid", "=", subscription.uid)
+          .where(
+            "event_seq",
+            "in",
+            rest.map((d) => String(d.eventSeq)),
+          )
+          .where("lease_owner", "=", owner)
+          .execute();
+      return;
+    }
+  }
+
+  /** One attempt and its outcome; true when delivered. */
+  async function attempt(
+    subscription: LeasedBatch["subscription"],
+    delivery: LeasedDelivery,
+  ): Promise<boolean> {
+    const outcome = await sendEvent(delivery.event, subscription, {
       tokens: options.tokens,
       userAgent: options.userAgent,
       timeoutMs: settings.timeoutMs,
       signal: shutdown.signal,
     });
     // An attempt cut by shutdown is not counted: the lease goes back and the next owner retries.
-    if (!outcome.ok && shutdown.signal.aborted) return;
+    if (!outcome.ok && shutdown.signal.aborted) return false;
     await db
       .updateTable("deliveries")
       .set(afterAttempt(delivery, outcome))
-      .where("subscription_uid", "=", delivery.subscription.uid)
+      .where("subscription_uid", "=", subscription.uid)
       .where("event_seq", "=", delivery.eventSeq)
       .where("lease_owner", "=", owner)
       .execute();
     if (!outcome.ok) {
       log.info(
         {
-          subscription: delivery.subscription.uid,
+          subscription: subscription.uid,
           eventId: delivery.event.id,
           status: outcome.status,
           error: outcome.error,
@@ -93,6 +124,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
         "event delivery failed",
       );
     }
+    return outcome.ok;
   }
 
   function afterAttempt(delivery: LeasedDelivery, outcome: SendOutcome) {
@@ -124,16 +156,20 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     while (!stopped) {
       woken = false;
       const room = concurrency - inFlight.size;
-      let leased: LeasedDelivery[] = [];
+      let leased: LeasedBatch[] = [];
       if (room > 0) {
         try {
-          leased = await leaseDeliveries(db, options.dialect, owner, room, leaseMs);
+          leased = await leaseDeliveries(db, options.dialect, owner, {
+            limit: room,
+            batch,
+            leaseMs,
+          });
         } catch (err) {
           if (!stopped) log.warn({ err }, "leasing event deliveries failed");
         }
       }
-      for (const delivery of leased) {
-        const running: Promise<void> = attempt(delivery)
+      for (const work of leased) {
+        const running: Promise<void> = sendBatch(work)
           .catch((err) => log.warn({ err }, "recording an event delivery failed"))
           .finally(() => {
             inFlight.delete(running);
