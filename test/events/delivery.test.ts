@@ -133,6 +133,31 @@ for (const kind of storeKinds) {
       await rest("DELETE", `/events/v2/subscriptions/${s.uid}`);
     });
 
+    it("delivers every event a stopped receiver missed once it is back", async () => {
+      const receiver = await startEventSink(server.apiUrl, org);
+      const port = Number(new URL(receiver.url).port);
+      const s = await subscribe(receiver.url, org, "dev.lading.test.down");
+      await receiver.close();
+      for (let i = 0; i < 4; i++) await record("dev.lading.test.down.v1", org, { n: i });
+      await waitUntil(async () =>
+        ((await log(s.uid)).deliveries as Loose[]).some((d) => (d.attempts ?? 0) > 0),
+      );
+      const [, , , oldest] = (await log(s.uid)).deliveries as Loose[];
+      assert.equal(oldest.lastStatus ?? 0, 0);
+      assert.match(oldest.lastError, /^request failed: ECONNREFUSED/);
+      const back = await startEventSink(server.apiUrl, org, port);
+      try {
+        await back.waitFor(() => back.accepted("dev.lading.test.down").length === 4);
+        assert.deepEqual(
+          back.accepted("dev.lading.test.down").map((r) => JSON.parse(r.body).body.n),
+          [0, 1, 2, 3],
+        );
+      } finally {
+        await back.close();
+        await rest("DELETE", `/events/v2/subscriptions/${s.uid}`);
+      }
+    });
+
     it("retries a sink slower than the timeout", async () => {
       const s = await subscribe(sink.url, org, "dev.lading.test.slow");
       sink.mode = { kind: "slow", ms: 1500 };

@@ -37,8 +37,8 @@ export interface EventSink {
   close(): Promise<void>;
 }
 
-/** Starts a sink that expects deliveries for `group` signed by `issuer`. */
-export async function startEventSink(issuer: string, group: string): Promise<EventSink> {
+/** Starts a sink that expects deliveries for `group` signed by `issuer`, on `port` or any. */
+export async function startEventSink(issuer: string, group: string, port = 0): Promise<EventSink> {
   const receipts: Receipt[] = [];
   const waiters = new Set<() => void>();
   const sink = { mode: { kind: "ok" } as SinkMode } as EventSink;
@@ -76,10 +76,10 @@ export async function startEventSink(issuer: string, group: string): Promise<Eve
   const notify = () => {
     for (const wake of waiters) wake();
   };
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const bound = (server.address() as AddressInfo).port;
   return Object.assign(sink, {
-    url: `http://127.0.0.1:${port}/hook`,
+    url: `http://127.0.0.1:${bound}/hook`,
     receipts,
     accepted: (prefix = "") =>
       receipts.filter((r) => r.status === 200 && r.type?.startsWith(prefix)),
