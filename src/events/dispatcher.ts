@@ -93,7 +93,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     }
   }
 
-  /** One attempt and its outcome; true when delivered. */
+  /** One attempt and its outcome; true when delivered and the batch may go on. */
   async function attempt(
     subscription: LeasedBatch["subscription"],
     delivery: LeasedDelivery,
@@ -106,13 +106,16 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     });
     // An attempt cut by shutdown is not counted: the lease goes back and the next owner retries.
     if (!outcome.ok && shutdown.signal.aborted) return false;
-    await db
+    const updated = await db
       .updateTable("deliveries")
       .set(afterAttempt(delivery, outcome))
       .where("subscription_uid", "=", subscription.uid)
       .where("event_seq", "=", delivery.eventSeq)
       .where("lease_owner", "=", owner)
-      .execute();
+      .executeTakeFirst();
+    // The row is gone (subscription deleted) or no longer ours (redelivered, lease taken over):
+    // stop the batch rather than send the rest to a sink that may no longer want them.
+    if (Number(updated.numUpdatedRows) === 0) return false;
     if (!outcome.ok) {
       log.info(
         {

@@ -74,6 +74,9 @@ for (const kind of storeKinds) {
         createTime: created.createTime,
         updateTime: created.updateTime,
       });
+      await waitUntil(
+        async () => ((await log(created.uid)).deliveries as Loose[])[0]?.state === "delivered",
+      );
       const entries = (await log(created.uid)).deliveries as Loose[];
       assert.equal(entries.length, 1);
       assert.equal(entries[0].eventId, receipt.id);
@@ -124,6 +127,10 @@ for (const kind of storeKinds) {
       await sink.waitFor(() => sink.accepted("dev.lading.test.order").length === 5);
       const order = sink.accepted("dev.lading.test.order").map((r) => JSON.parse(r.body).body.n);
       assert.deepEqual(order, [0, 1, 2, 3, 4]);
+      // The sink counts a request before the dispatcher records its outcome.
+      await waitUntil(async () =>
+        ((await log(s.uid)).deliveries as Loose[]).every((d) => d.state === "delivered"),
+      );
       const done = (await log(s.uid)).deliveries as Loose[];
       assert.deepEqual(
         done.map((d) => d.state),
