@@ -90,8 +90,10 @@ export function createDeliveryLog(ctx: EventsContext, source: () => string) {
      * the delivery's create_time becomes now, so a redelivered dead event gets a full window.
      */
     async redeliver(subscription: SubscriptionsTable, eventId: string): Promise<Delivery> {
-      if (eventId === "")
-        throw invalidArgument(eventsDomain, [{ field: "event_id", description: "is required" }]);
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(eventId))
+        throw invalidArgument(eventsDomain, [
+          { field: "event_id", description: "must be an event id (a lower-case UUID)" },
+        ]);
       const event = await db
         .selectFrom("events")
         .select("seq")

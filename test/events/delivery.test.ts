@@ -238,6 +238,10 @@ for (const kind of storeKinds) {
       });
       assert.equal(missing.ok, false);
       assert.equal(!missing.ok && missing.httpStatus, 404);
+      const malformed = await rest("POST", `/events/v2/subscriptions/${s.uid}:redeliver`, {
+        eventId: "not-an-id",
+      });
+      assert.equal(!malformed.ok && malformed.httpStatus, 400);
       await rest("DELETE", `/events/v2/subscriptions/${s.uid}`);
     });
 
