@@ -1,4 +1,5 @@
 import { measureAdvisories } from "./advisory-bench.ts";
+import { measureEvents } from "./events-bench.ts";
 import { measureListLatency } from "./list-latency.ts";
 import { measurePullEvents } from "./pull-events-bench.ts";
 import { measureRegistry } from "./registry-bench.ts";
@@ -8,8 +9,8 @@ import { measureVulnReports } from "./vuln-report-bench.ts";
 /**
  * `npm run bench`: list latency (Platform core) and registry throughput (Registry), printing
  * every number, the ratio to Distribution where it is installed, and whether each target is met.
- * `npm run bench -- lists`, `-- registry`, `-- pull-events`, `-- advisories`, `-- sbom` or
- * `-- reports` runs one part.
+ * `npm run bench -- lists`, `-- registry`, `-- pull-events`, `-- advisories`, `-- sbom`,
+ * `-- reports` or `-- events` runs one part.
  */
 const only = process.argv[2];
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -105,6 +106,23 @@ if (!only || only === "reports") {
   for (const r of rows) {
     console.log(
       `${r.store.padEnd(9)} ${r.workload.padEnd(49)} ${r.value.padEnd(48)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
+    );
+  }
+}
+
+if (!only || only === "events") {
+  const count = Number(process.env.LADING_BENCH_EVENTS ?? 1000);
+  const stores = (process.env.LADING_BENCH_STORES ?? "sqlite,postgres").split(",");
+  const rows = [];
+  for (const kind of ["sqlite", "postgres"] as const) {
+    if (stores.includes(kind)) rows.push(...(await measureEvents(kind, count, log)));
+  }
+  console.log(
+    "\nstore     workload                            events  deliveries  events/s  deliveries/s",
+  );
+  for (const r of rows) {
+    console.log(
+      `${r.store.padEnd(9)} ${r.workload.padEnd(35)} ${String(r.events).padEnd(7)} ${String(r.deliveries).padEnd(11)} ${(r.events / r.seconds).toFixed(0).padEnd(9)} ${(r.deliveries / r.seconds).toFixed(0)}`,
     );
   }
 }

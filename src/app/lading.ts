@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { createSecurityAdvisoryService } from "../advisory/index.ts";
 import {
@@ -13,7 +14,12 @@ import { type LadingConfig, registryAudience, urlForAddress } from "../config/in
 import { createGrpcDoor } from "../doors/grpc/index.ts";
 import { createOciDoor } from "../doors/oci/index.ts";
 import { createOpenApiRoute, createRestDoor } from "../doors/rest/index.ts";
-import { withOutbox } from "../events/index.ts";
+import {
+  createSubscriptionsService,
+  type Dispatcher,
+  startDispatcher,
+  withOutbox,
+} from "../events/index.ts";
 import {
   createAccountAssociationsService,
   createExternalGroupRoleMappingsService,
@@ -52,6 +58,13 @@ import { createVulnReportHandlers } from "../vulnreports/reports/index.ts";
 import { createScanWorker, type MatchImage } from "../vulnreports/scans/index.ts";
 
 type RequestHandler = (req: HttpRequest, res: HttpResponse) => void;
+
+/** Mutating methods of the subscriptions service, which records its own events. */
+const subscriptionMethods: ReadonlySet<string> = new Set(
+  ["CreateSubscription", "DeleteSubscription", "RedeliverDelivery", "TestSubscription"].map(
+    (m) => `lading.events.v2.SubscriptionsService/${m}`,
+  ),
+);
 
 /** What a listener answers between binding its port and being wired: 503. */
 const notYetServing: RequestHandler = (_req, res) => {
@@ -127,10 +140,21 @@ export async function startLading(
       createEolTagsService(registry, createVulnReportHandlers(registry)),
       createAdvisoriesService(ctx),
       createSecurityAdvisoryService({ db, tokens: pageTokens }),
+      createSubscriptionsService({
+        ...ctx,
+        pageTokens,
+        settings: config.events,
+        // Both are known once the API listener is bound, before any request is served.
+        apiUrl: () => apiUrl,
+        wake: () => dispatcher?.wake(),
+      }),
     ],
-    // The API URL is known once its listener is bound, before any request is served.
-    { db, apiUrl: () => apiUrl },
+    // The API URL is known once its listener is bound, before any request is served. The
+    // subscriptions service records its own events (created and deleted in the change's
+    // transaction; a ping and a redelivery are deliveries, not changes).
+    { db, apiUrl: () => apiUrl, skip: subscriptionMethods },
   );
+  let dispatcher: Dispatcher | undefined;
 
   let ready = false;
   let serve = notYetServing;
@@ -215,6 +239,14 @@ export async function startLading(
     log,
     isReady: () => ready,
   });
+  dispatcher = startDispatcher({
+    db,
+    dialect: store.dialect,
+    tokens,
+    settings: config.events,
+    log,
+    userAgent: `Lading/${ladingVersion()}`,
+  });
   ready = true;
   log.info({ apiUrl, registryUrl, store: store.dialect }, "lading serving");
   return {
@@ -227,7 +259,11 @@ export async function startLading(
     async close(options) {
       ready = false;
       const timeoutMs = options?.timeoutMs ?? 30_000;
-      await Promise.all([listener.close({ timeoutMs }), registryListener.close({ timeoutMs })]);
+      await Promise.all([
+        listener.close({ timeoutMs }),
+        registryListener.close({ timeoutMs }),
+        dispatcher?.close(Math.min(timeoutMs, config.events.timeoutMs)),
+      ]);
       // After the listeners: the pull events of the last requests are written before the store closes.
       await oci.close();
       await scans.close();
@@ -236,4 +272,10 @@ export async function startLading(
       log.flush?.();
     },
   };
+}
+
+/** The version in Lading's package.json, for the User-Agent of event deliveries. */
+function ladingVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+  return String(pkg.version);
 }

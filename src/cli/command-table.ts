@@ -3,6 +3,7 @@ import { adminCommands } from "./commands/admin.ts";
 import { authCommands } from "./commands/auth.ts";
 import { completionCommands } from "./commands/completion.ts";
 import { configCommands } from "./commands/config.ts";
+import { eventsCommands } from "./commands/events.ts";
 import { iamCommands } from "./commands/iam.ts";
 import { imagesCommands } from "./commands/images.ts";
 import { advisoriesCommands, vulnsCommands } from "./commands/security.ts";
@@ -20,6 +21,7 @@ export const commandTable: GroupNode = {
     imagesCommands,
     advisoriesCommands,
     vulnsCommands,
+    eventsCommands,
     configCommands,
     completionCommands(() => commandTable),
     serveCommand,

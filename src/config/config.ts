@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { type ConnectionLimits, resolveConnectionLimits } from "./connection-limits.ts";
+import { type EventsSettings, resolveEventsSettings } from "./events-settings.ts";
 
 /** Lading's settings, validated once at start and frozen. */
 export interface LadingConfig {
@@ -47,6 +48,8 @@ export interface LadingConfig {
   scanImages: boolean;
   /** Whether manifest GETs and HEADs record `dev.lading.registry.pull.v1` events. Default true. */
   eventsPulls: boolean;
+  /** Webhook delivery: timeouts, retries, whether http loopback sinks are accepted. */
+  events: Readonly<EventsSettings>;
 }
 
 /** Settings as strings, from flags or the environment; absent means "use the default". */
@@ -71,6 +74,10 @@ export interface ConfigInput {
   logFormat?: string;
   scanImages?: string;
   eventsPulls?: string;
+  eventsAllowHttpLoopback?: string;
+  eventsTimeout?: string;
+  eventsRetryWindow?: string;
+  eventsBackoffBase?: string;
 }
 
 /** The environment variable behind each setting. */
@@ -95,6 +102,10 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   logFormat: "LADING_LOG_FORMAT",
   scanImages: "LADING_SCAN_IMAGES",
   eventsPulls: "LADING_EVENTS_PULLS",
+  eventsAllowHttpLoopback: "LADING_EVENTS_ALLOW_HTTP_LOOPBACK",
+  eventsTimeout: "LADING_EVENTS_TIMEOUT",
+  eventsRetryWindow: "LADING_EVENTS_RETRY_WINDOW",
+  eventsBackoffBase: "LADING_EVENTS_BACKOFF_BASE",
 };
 
 /**
@@ -200,6 +211,12 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     keepAliveTimeout: pick("keepAliveTimeout"),
     maxConnections: pick("maxConnections"),
   });
+  const events = resolveEventsSettings({
+    eventsAllowHttpLoopback: pick("eventsAllowHttpLoopback"),
+    eventsTimeout: pick("eventsTimeout"),
+    eventsRetryWindow: pick("eventsRetryWindow"),
+    eventsBackoffBase: pick("eventsBackoffBase"),
+  });
   return Object.freeze({
     dataDir: pick("dataDir") ?? ".lading",
     apiListen,
@@ -220,6 +237,7 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     connections: Object.freeze(connections),
     scanImages: scanImages === "true",
     eventsPulls: eventsPulls === "true",
+    events: Object.freeze(events),
   });
 }
 

@@ -1,3 +1,4 @@
 export * from "./config.ts";
 export { type ConfigFile, fileKeyOf, readConfigFile } from "./config-file.ts";
 export { type ConnectionLimits, defaultConnectionLimits } from "./connection-limits.ts";
+export { defaultEventsSettings, type EventsSettings } from "./events-settings.ts";

@@ -6,12 +6,12 @@ import {
   toJson,
 } from "@bufbuild/protobuf";
 import { type Kysely, sql } from "kysely";
-import type { Principal } from "../auth/index.ts";
 import type { BoundService, Call } from "../rpc/index.ts";
 import { type MetadataSchema, runInTransaction } from "../store/metadata/index.ts";
 import { parentOf } from "../uidp/index.ts";
 import { type EventRule, eventRulesOf, subjectOf } from "./event-rules.ts";
-import { type EventActor, recordEvent } from "./record-event.ts";
+import { actorOf } from "./events-context.ts";
+import { recordEvent } from "./record-event.ts";
 import { redactBody } from "./redact.ts";
 
 /** What the outbox wrapper needs. */
@@ -58,7 +58,7 @@ export function withOutbox(services: BoundService[], options: OutboxOptions): Bo
             source: options.apiUrl() + rule.collection,
             subject,
             groupUid: await groupOf(db, subject, rule),
-            actor: actorOf(call.principal),
+            actor: actorOf(call),
             body: redactBody(
               bodySchema.typeName,
               rule.from === "request" ? requestJson : responseJson,
@@ -70,18 +70,6 @@ export function withOutbox(services: BoundService[], options: OutboxOptions): Bo
     }
     return { ...bound, handlers: handlers as unknown as BoundService["handlers"] };
   });
-}
-
-/** The event's actor: the caller's identity and the claims of its token (reference §7.2). */
-export function actorOf(principal: Principal | undefined): EventActor {
-  if (!principal) return { subject: "" };
-  const act: Record<string, string> = {};
-  const { iss, sub, aud, email } = principal.claims;
-  if (typeof iss === "string") act.iss = iss;
-  if (typeof sub === "string") act.sub = sub;
-  if (aud !== undefined) act.aud = Array.isArray(aud) ? aud.join(" ") : aud;
-  if (typeof email === "string") act.email = email;
-  return { subject: principal.identityUid, act };
 }
 
 /**

@@ -33,7 +33,8 @@ export type ListedTable =
   | "identity_providers"
   | "external_group_role_mappings"
   | "account_associations"
-  | "advisories";
+  | "advisories"
+  | "subscriptions";
 
 /** How one resource is listed. */
 export interface ListSpec<T extends ListedTable> {

@@ -82,6 +82,26 @@ export const configFlags: FlagSpec[] = [
     help: "scan pushed images for their packages and vulnerabilities (default true)",
     choices: ["true", "false"],
   },
+  {
+    name: "events-allow-http-loopback",
+    type: "boolean",
+    help: "accept http:// event sinks on a loopback host (development and tests only)",
+  },
+  {
+    name: "events-timeout",
+    value: "DURATION",
+    help: "deadline of one webhook delivery attempt (default 10s)",
+  },
+  {
+    name: "events-retry-window",
+    value: "DURATION",
+    help: "failing deliveries are retried this long, then dead-lettered (default 24h)",
+  },
+  {
+    name: "events-backoff-base",
+    value: "DURATION",
+    help: "first webhook retry delay, doubled per attempt up to 1h, with jitter (default 1s)",
+  },
 ];
 
 /** Maps parsed flags to config input (the environment fills what they leave out). */
@@ -108,6 +128,11 @@ export function configFromFlags(parsed: ParsedArgs): ConfigInput {
     logFormat: text("log-format"),
     scanImages: text("scan-images"),
     eventsPulls: text("events-pulls"),
+    eventsAllowHttpLoopback:
+      parsed.flags["events-allow-http-loopback"] === true ? "true" : undefined,
+    eventsTimeout: text("events-timeout"),
+    eventsRetryWindow: text("events-retry-window"),
+    eventsBackoffBase: text("events-backoff-base"),
   };
 }
 

@@ -39,7 +39,7 @@ export type RouteLookup =
 
 /**
  * The routes of every annotated unary method, most specific first (more literal segments,
- * then no `**`). Throws at start-up on a template or body that does not fit its request
+ * then a custom verb, then no `**`). Throws at start-up on a template or body that does not fit its request
  * message: that is a contract bug, not a request error.
  */
 export function createRouteTable(services: BoundService[]): RestRoute[] {
@@ -59,7 +59,10 @@ export function createRouteTable(services: BoundService[]): RestRoute[] {
 
 function specificity(route: RestRoute): number {
   const deep = route.template.segments.at(-1)?.kind === "**" ? 0 : 1;
-  return route.template.literals * 2 + deep;
+  // `{uid=**}:test` must win over `{parent=**}` of the same collection, which would otherwise
+  // take `…/uid:test` as a parent uid.
+  const verb = route.template.verb === undefined ? 0 : 2;
+  return route.template.literals * 4 + verb + deep;
 }
 
 function routeOf(rule: HttpRule, method: UnaryMethod, bound: BoundService): RestRoute | undefined {

@@ -1,0 +1,49 @@
+import { parseDurationMs } from "./duration.ts";
+
+/** How the event dispatcher delivers (docs/events.md "Delivery"). */
+export interface EventsSettings {
+  /** Plain http sinks on a loopback host are accepted (development and tests). Default off. */
+  allowHttpLoopback: boolean;
+  /** One attempt's deadline, connect to last response byte. Default 10 s. */
+  timeoutMs: number;
+  /** A delivery still failing this long after it was recorded is dead-lettered. Default 24 h. */
+  retryWindowMs: number;
+  /** First retry delay before jitter; doubles per attempt up to 1 h. Default 1 s. */
+  backoffBaseMs: number;
+}
+
+export const defaultEventsSettings: Readonly<EventsSettings> = {
+  allowHttpLoopback: false,
+  timeoutMs: 10_000,
+  retryWindowMs: 24 * 3_600_000,
+  backoffBaseMs: 1000,
+};
+
+/** The settings as strings, from flags, the environment or the file. */
+export interface EventsSettingsInput {
+  eventsAllowHttpLoopback?: string;
+  eventsTimeout?: string;
+  eventsRetryWindow?: string;
+  eventsBackoffBase?: string;
+}
+
+/** Validates the settings, naming the flag of a bad one. */
+export function resolveEventsSettings(input: EventsSettingsInput): EventsSettings {
+  const d = defaultEventsSettings;
+  const duration = (text: string | undefined, flag: string, fallback: number) => {
+    if (text === undefined) return fallback;
+    const parsed = parseDurationMs(text);
+    if (parsed.error !== undefined) throw new Error(`${flag}: ${parsed.error}`);
+    return parsed.value as number;
+  };
+  const allow = input.eventsAllowHttpLoopback ?? "false";
+  if (allow !== "true" && allow !== "false") {
+    throw new Error(`--events-allow-http-loopback must be true or false, got "${allow}"`);
+  }
+  return {
+    allowHttpLoopback: allow === "true",
+    timeoutMs: duration(input.eventsTimeout, "--events-timeout", d.timeoutMs),
+    retryWindowMs: duration(input.eventsRetryWindow, "--events-retry-window", d.retryWindowMs),
+    backoffBaseMs: duration(input.eventsBackoffBase, "--events-backoff-base", d.backoffBaseMs),
+  };
+}
