@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type EventSink, startEventSink } from "../support/event-sink.ts";
@@ -94,6 +96,43 @@ describe("lading events", () => {
     const anonymous = await cli.run(["events", "verify", "--group", org, "--file", unsigned]);
     assert.equal(anonymous.code, 1);
     assert.match(anonymous.stderr, /\(401\): no Authorization: Bearer token/);
+  });
+
+  it("receive refuses an unsigned delivery with 401 and gives up at its timeout", async () => {
+    const probe = createServer();
+    const port = await new Promise<number>((resolve) =>
+      probe.listen(0, "127.0.0.1", () => resolve((probe.address() as AddressInfo).port)),
+    );
+    await new Promise((resolve) => probe.close(resolve));
+    const running = cli.run([
+      "events",
+      "receive",
+      "--group",
+      org,
+      "--listen",
+      `127.0.0.1:${port}`,
+      "--until",
+      "dev.lading.registry.push.v1",
+      "--timeout",
+      "3s",
+    ]);
+    let status = 0;
+    for (let i = 0; i < 50 && status === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = await fetch(`http://127.0.0.1:${port}/`, {
+        method: "POST",
+        headers: { "ce-id": "1", "ce-source": "x", "ce-type": "t", "ce-specversion": "1.0" },
+        body: "{}",
+      }).then(
+        (r) => r.status,
+        () => 0,
+      );
+    }
+    assert.equal(status, 401);
+    const ran = await running;
+    assert.equal(ran.code, 1);
+    assert.match(ran.stdout, /refused \(401\): no Authorization: Bearer token/);
+    assert.match(ran.stderr, /no dev\.lading\.registry\.push\.v1 before the timeout/);
   });
 
   it("delete", async () => {

@@ -50,6 +50,7 @@ describe("README first steps, pasted line by line", {
   let registry = "";
 
   let listen: Record<string, string> = {};
+  let receiverPort = 0;
 
   before(async () => {
     work = mkdtempSync(join(tmpdir(), "lading-readme-"));
@@ -59,9 +60,16 @@ describe("README first steps, pasted line by line", {
       LADING_API_LISTEN: `127.0.0.1:${await freePort()}`,
       LADING_REGISTRY_LISTEN: `127.0.0.1:${await freePort()}`,
     };
+    receiverPort = await freePort();
     server = spawn(process.execPath, [join(repo, "bin/lading.js"), "serve"], {
       cwd: work,
-      env: { ...process.env, ...listen, LADING_LOG_LEVEL: "warn" },
+      // As the README's events section says to start it, for its plain-http local receiver.
+      env: {
+        ...process.env,
+        ...listen,
+        LADING_LOG_LEVEL: "warn",
+        LADING_EVENTS_ALLOW_HTTP_LOOPBACK: "true",
+      },
     });
     const line = await new Promise<string>((resolve, reject) => {
       let out = "";
@@ -86,14 +94,17 @@ describe("README first steps, pasted line by line", {
       shellBlocks(readme, "## Registry quick start"),
       shellBlocks(readme, "## Security data quick start"),
       shellBlocks(readme, "## Vulnerability reports quick start"),
+      shellBlocks(readme, "## Events quick start"),
     ]
       .join("\n")
       .replaceAll("../shared/data", sharedData)
       .replaceAll(" test/fixtures/", ` ${join(repo, "test/fixtures")}/`)
       .replaceAll("127.0.0.1:8080", api)
       .replaceAll("127.0.0.1:5000", registry)
+      .replaceAll("127.0.0.1:9000", `127.0.0.1:${receiverPort}`)
       .replaceAll("npx ", "");
     const bin = join(work, "bin");
+    const received = (name: string) => readFileSync(join(work, name), "utf8");
     await run("mkdir", [bin]);
     symlinkSync(join(repo, "bin/lading.js"), join(bin, "lading"));
     const PATH = [bin, join(repo, "node_modules/.bin"), process.env.PATH].join(":");
@@ -132,5 +143,17 @@ describe("README first steps, pasted line by line", {
     assert.match(stdout, /CVEs? fixed/, "the tag history summarises the move");
     assert.match(stdout, /\{"date":"\d{4}-\d{2}-\d{2}","digest":"sha256:/, "a daily count");
     assert.match(stdout, /"status":"(affected|fixed|not_affected|under_investigation)"/, "VEX");
+    const first = received("received-1.log");
+    assert.match(first, /^OK dev\.lading\.registry\.push\.v1 /m, "a verified push event");
+    assert.match(first, /^OK dev\.lading\.registry\.tag\.created\.v1 /m, "a verified tag event");
+    assert.doesNotMatch(first, /refused/);
+    const second = received("received-2.log");
+    assert.ok(
+      second.indexOf("iam.group.created.v1") < second.indexOf("registry.tag.created.v1"),
+      "the missed events arrive in the order they happened",
+    );
+    assert.match(second, /^OK dev\.lading\.iam\.group\.created\.v1 /m, "a missed change arrives");
+    assert.match(second, /^OK dev\.lading\.registry\.push\.v1 /m, "the missed push arrives");
+    assert.doesNotMatch(second, /refused/);
   });
 });

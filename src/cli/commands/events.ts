@@ -4,6 +4,7 @@ import { UsageError } from "../cli-context.ts";
 import { flagText, type GroupNode, type VerbNode } from "../command-spec.ts";
 import { resourceCommands } from "../resources/crud.ts";
 import { subscriptions } from "../resources/subscriptions.ts";
+import { receive } from "./events-receive.ts";
 
 /** `lading events verify`: checks a saved delivery as a receiver must (reference §7.3). */
 const verify: VerbNode = {
@@ -61,6 +62,6 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
 export const eventsCommands: GroupNode = {
   kind: "group",
   name: "events",
-  summary: "Webhook subscriptions, their delivery logs, and checking a delivery",
-  children: [resourceCommands(subscriptions), verify],
+  summary: "Webhook subscriptions, their delivery logs, and checking or receiving deliveries",
+  children: [resourceCommands(subscriptions), verify, receive],
 };
