@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
@@ -34,7 +35,13 @@ export function withClientDecodeErrors(handler: UniversalHandler): UniversalHand
     const response = await handler(request);
     const type = response.header?.get("content-type") ?? "";
     if (type.startsWith("application/grpc-web")) {
-      return withFrames(response, trailerFlag, (data) => rewriteTrailerFrame(data, handler.method));
+      const encoding = response.header?.get("grpc-encoding") ?? "";
+      return withFrames(
+        response,
+        trailerFlag,
+        (data) => rewriteTrailerFrame(data, handler.method),
+        plainTrailers(encoding),
+      );
     }
     if (type.startsWith("application/grpc")) return withTrailer(response, handler.method);
     if (type.startsWith("application/connect+")) {
@@ -69,6 +76,7 @@ function withFrames(
   response: UniversalServerResponse,
   flag: number,
   rewrite: (data: Uint8Array) => Uint8Array | undefined,
+  decompress?: (data: Uint8Array) => Uint8Array,
 ): UniversalServerResponse {
   const { body } = response;
   if (!body) return response;
@@ -76,14 +84,29 @@ function withFrames(
     for await (const chunk of body as AsyncIterable<Uint8Array>) {
       const length =
         chunk.byteLength >= 5 ? new DataView(chunk.buffer, chunk.byteOffset).getUint32(1) : -1;
-      const data =
-        chunk[0] === flag && length === chunk.byteLength - 5
-          ? rewrite(chunk.subarray(5))
-          : undefined;
+      const whole = length === chunk.byteLength - 5;
+      // A large trailer frame comes compressed from the library; gRPC-Web clients read
+      // trailers as plain text, so it is sent uncompressed.
+      if (decompress && whole && chunk[0] === (flag | compressedFlag)) {
+        const plain = decompress(chunk.subarray(5));
+        yield encodeEnvelope(flag, rewrite(plain) ?? plain);
+        continue;
+      }
+      const data = chunk[0] === flag && whole ? rewrite(chunk.subarray(5)) : undefined;
       yield data ? encodeEnvelope(flag, data) : chunk;
     }
   }
   return { ...response, body: rewritten() };
+}
+
+/** The compressed bit of an envelope's flags. */
+const compressedFlag = 0b00000001;
+
+/** Decompresses a frame of the response's grpc-encoding (the door compresses with these). */
+function plainTrailers(encoding: string): ((data: Uint8Array) => Uint8Array) | undefined {
+  if (encoding === "gzip") return (data) => gunzipSync(data);
+  if (encoding === "br") return (data) => brotliDecompressSync(data);
+  return undefined;
 }
 
 function rewriteTrailerFrame(data: Uint8Array, method: DescMethod): Uint8Array | undefined {
