@@ -21,7 +21,7 @@ for (const kind of storeKinds) {
         await rest("POST", `/events/v2/subscriptions/${parent}`, { sink: sinkUrl, typePrefix }),
       ) as Loose;
     const log = async (uid: string, query = "") =>
-      ok(await rest("GET", `/events/v2/subscriptions/${uid}:deliveries${query}`)) as Loose;
+      ok(await rest("GET", `/events/v2/subscriptions/${uid}/deliveries${query}`)) as Loose;
     /** Records an event on `group` in its own transaction, as a domain RPC would. */
     const record = (type: string, group = org, body: unknown = { n: 1 }) =>
       server.lading.store.db.transaction().execute((trx) =>
@@ -215,9 +215,11 @@ for (const kind of storeKinds) {
       assert.equal(dead.nextRetryTime ?? "", "");
       sink.mode = { kind: "ok" };
       const again = ok(
-        await rest("POST", `/events/v2/subscriptions/${s.uid}:redeliver`, {
-          eventId: dead.eventId,
-        }),
+        await rest(
+          "POST",
+          `/events/v2/subscriptions/${s.uid}/deliveries/${dead.eventId}:redeliver`,
+          {},
+        ),
       );
       assert.equal(again.state, "pending");
       await sink.waitFor(() => sink.accepted().some((r) => r.id === dead.eventId));
@@ -228,19 +230,25 @@ for (const kind of storeKinds) {
       assert.equal(after.attempts, 2);
       // A delivered event can be sent again too: the same Ce-Id arrives twice.
       ok(
-        await rest("POST", `/events/v2/subscriptions/${s.uid}:redeliver`, {
-          eventId: dead.eventId,
-        }),
+        await rest(
+          "POST",
+          `/events/v2/subscriptions/${s.uid}/deliveries/${dead.eventId}:redeliver`,
+          {},
+        ),
       );
       await sink.waitFor(() => sink.accepted().filter((r) => r.id === dead.eventId).length === 2);
-      const missing = await rest("POST", `/events/v2/subscriptions/${s.uid}:redeliver`, {
-        eventId: "00000000-0000-4000-8000-000000000000",
-      });
+      const missing = await rest(
+        "POST",
+        `/events/v2/subscriptions/${s.uid}/deliveries/00000000-0000-4000-8000-000000000000:redeliver`,
+        {},
+      );
       assert.equal(missing.ok, false);
       assert.equal(!missing.ok && missing.httpStatus, 404);
-      const malformed = await rest("POST", `/events/v2/subscriptions/${s.uid}:redeliver`, {
-        eventId: "not-an-id",
-      });
+      const malformed = await rest(
+        "POST",
+        `/events/v2/subscriptions/${s.uid}/deliveries/not-an-id:redeliver`,
+        {},
+      );
       assert.equal(!malformed.ok && malformed.httpStatus, 400);
       await rest("DELETE", `/events/v2/subscriptions/${s.uid}`);
     });
@@ -258,7 +266,7 @@ for (const kind of storeKinds) {
       const ids = [...first.deliveries, ...second.deliveries].map((d: Loose) => d.eventId);
       const sent = sink.accepted("dev.lading.test.page").map((r) => r.id);
       assert.deepEqual(ids, sent.reverse());
-      const bad = await rest("GET", `/events/v2/subscriptions/${s.uid}:deliveries?state=lost`);
+      const bad = await rest("GET", `/events/v2/subscriptions/${s.uid}/deliveries?state=lost`);
       assert.equal(!bad.ok && bad.httpStatus, 400);
       await rest("DELETE", `/events/v2/subscriptions/${s.uid}`);
     });

@@ -30,9 +30,9 @@ for (const kind of storeKinds) {
         get: () => api.call("GET", `/events/v2/subscriptions/${uid}`),
         create: () => api.call("POST", `/events/v2/subscriptions/${parent}`, { sink }),
         delete: () => api.call("DELETE", `/events/v2/subscriptions/${uid}`),
-        deliveries: () => api.call("GET", `/events/v2/subscriptions/${uid}:deliveries`),
+        deliveries: () => api.call("GET", `/events/v2/subscriptions/${uid}/deliveries`),
         redeliver: () =>
-          api.call("POST", `/events/v2/subscriptions/${uid}:redeliver`, { eventId: "x" }),
+          api.call("POST", `/events/v2/subscriptions/${uid}/deliveries/x:redeliver`, {}),
         test: () => api.call("POST", `/events/v2/subscriptions/${uid}:test`, {}),
       };
     };

@@ -34,7 +34,7 @@ const deliveries: VerbNode = {
   ],
   async run(ctx, parsed) {
     const answer = await createApiClient(ctx).get(
-      `${collection}/${uidPath(parsed.args[0])}:deliveries`,
+      `${collection}/${uidPath(parsed.args[0])}/deliveries`,
       { state: flagText(parsed, "state"), ...pageQuery(parsed) },
     );
     printList(
@@ -59,9 +59,10 @@ const redeliver: VerbNode = {
   flags: [],
   async run(ctx, parsed) {
     const [uid, eventId] = parsed.args;
-    const row = await createApiClient(ctx).post(`${collection}/${uidPath(uid)}:redeliver`, {
-      eventId,
-    });
+    const row = await createApiClient(ctx).post(
+      `${collection}/${uidPath(uid)}/deliveries/${encodeURIComponent(eventId)}:redeliver`,
+      {},
+    );
     printOne(ctx, row, deliveryColumns, "eventId");
     return 0;
   },
