@@ -9,6 +9,7 @@ import {
 } from "../../gen/lading/registry/v1/vuln_reports_pb.js";
 import { resolveRepoPath } from "../../registry/registry-access.ts";
 import { isRegistryPath, isTagName, registryDomain } from "../../registry/registry-context.ts";
+import { readHistory } from "../../registry/tag-history.ts";
 import { type Call, requireAccess, Violations } from "../../rpc/index.ts";
 import type { ReportCounts } from "../matching/report-counts.ts";
 import { type SeverityName, severities } from "../matching/severity.ts";
@@ -125,8 +126,8 @@ function countReport(
 
 /**
  * The digest tag `tag` pointed to at the end of each day, from its history: the last record
- * before the first day, then every record up to the end of the last day (the range is at most
- * 366 days, so this is bounded by the tag's moves in that time).
+ * before the first day, then the records up to the end of the last day as the tag-history
+ * endpoint reads them (at most its 1,000 records).
  */
 async function tagDigests(
   ctx: ReportsContext,
@@ -136,28 +137,28 @@ async function tagDigests(
 ): Promise<(string | undefined)[]> {
   if (days.length === 0) return [];
   const start = `${days[0].date}T00:00:00.000Z`;
-  const history = ctx.db
+  const before = await ctx.db
     .selectFrom("tag_history")
     .select(["digest", "update_time"])
     .where("repo_uid", "=", repoUid)
-    .where("tag", "=", tag);
-  const before = await history
+    .where("tag", "=", tag)
     .where("update_time", "<", start)
     .orderBy("update_time", "desc")
     .orderBy("seq", "desc")
     .limit(1)
     .execute();
-  const during = await history
-    .where("update_time", ">=", start)
-    .where("update_time", "<=", (days.at(-1) as ReportDay).end)
-    .orderBy("update_time")
-    .orderBy("seq")
-    .execute();
-  const records = [...before, ...during];
+  const during = await readHistory(ctx.db, repoUid, tag, {
+    start,
+    end: (days.at(-1) as ReportDay).end,
+  });
+  const records = [
+    ...before.map((r) => ({ digest: r.digest, updateTimestamp: r.update_time })),
+    ...during,
+  ];
   let next = 0;
   let current: string | undefined;
   return days.map((day) => {
-    while (next < records.length && records[next].update_time <= day.end) {
+    while (next < records.length && records[next].updateTimestamp <= day.end) {
       current = records[next].digest;
       next++;
     }
