@@ -46,11 +46,18 @@ export const receive: VerbNode = {
       done = resolve;
     });
     const server = createServer((req, res) => {
-      answer(req, res, { ...options, keys }, ctx).then((type) => {
-        if (type === undefined || options.until.length === 0) return;
-        waiting.delete(type);
-        if (waiting.size === 0) done(0);
-      });
+      answer(req, res, { ...options, keys }, ctx).then(
+        (type) => {
+          if (type === undefined || options.until.length === 0) return;
+          waiting.delete(type);
+          if (waiting.size === 0) done(0);
+        },
+        // A sender that hangs up mid-body is one failed request, not the receiver's end.
+        (error: unknown) => {
+          ctx.stderr.write(`lading: a request failed: ${(error as Error).message}\n`);
+          if (!res.headersSent) res.writeHead(400).end();
+        },
+      );
     });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
