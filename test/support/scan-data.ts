@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { MetadataSchema } from "../../src/store/metadata/index.ts";
+import { countAdvisoryChange } from "../../src/vulnerabilities/advisory-changes.ts";
 import type { AdvisoryEventRecord } from "../../src/vulnerabilities/index.ts";
 
 /** A package row of a scanned image; ecosystem defaults to the purl type. */
@@ -122,35 +123,39 @@ export async function recordAdvisory(
 ): Promise<void> {
   const latest = advisory.events.at(-1);
   const hash = createHash("sha256").update(`${parentUid}${advisory.id}`).digest("hex");
-  await db
-    .insertInto("advisories")
-    .values({
-      uid: `${parentUid}/${hash.slice(0, 16)}`,
-      parent_uid: parentUid,
-      advisory_id: advisory.id,
-      artifact_name: advisory.artifact,
-      affected: "",
-      artifact_type: "apk",
-      artifact_architecture: "",
-      component_name: "",
-      component_type: "",
-      component_location: "",
-      package_namespace: "wolfi",
-      aliases: JSON.stringify(advisory.aliases),
-      events: JSON.stringify(advisory.events.map((e, i) => ({ ...e, uid: String(i) }))),
-      event_mask: 0,
-      latest_event_type: latest?.type ?? "",
-      latest_event_time: latest?.timestamp ?? "",
-      search_text: advisory.artifact,
-      author: "",
-      source: "test",
-      source_key: advisory.id,
-      document: advisory.artifact,
-      content_hash: hash,
-      withdrawn_time: null,
-      withdrawn_reason: "",
-      create_time: time,
-      update_time: time,
-    })
-    .execute();
+  // As the advisory writer does: the change counter moves with the row (search index).
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto("advisories")
+      .values({
+        uid: `${parentUid}/${hash.slice(0, 16)}`,
+        parent_uid: parentUid,
+        advisory_id: advisory.id,
+        artifact_name: advisory.artifact,
+        affected: "",
+        artifact_type: "apk",
+        artifact_architecture: "",
+        component_name: "",
+        component_type: "",
+        component_location: "",
+        package_namespace: "wolfi",
+        aliases: JSON.stringify(advisory.aliases),
+        events: JSON.stringify(advisory.events.map((e, i) => ({ ...e, uid: String(i) }))),
+        event_mask: 0,
+        latest_event_type: latest?.type ?? "",
+        latest_event_time: latest?.timestamp ?? "",
+        search_text: advisory.artifact,
+        author: "",
+        source: "test",
+        source_key: advisory.id,
+        document: advisory.artifact,
+        content_hash: hash,
+        withdrawn_time: null,
+        withdrawn_reason: "",
+        create_time: time,
+        update_time: time,
+      })
+      .execute();
+    await countAdvisoryChange(trx);
+  });
 }
