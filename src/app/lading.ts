@@ -12,6 +12,7 @@ import {
 } from "../auth/index.ts";
 import { type LadingConfig, registryAudience, urlForAddress } from "../config/index.ts";
 import { createGrpcDoor } from "../doors/grpc/index.ts";
+import { createLibrariesDoor } from "../doors/libraries/index.ts";
 import { createOciDoor } from "../doors/oci/index.ts";
 import { createOpenApiRoute, createRestDoor } from "../doors/rest/index.ts";
 import {
@@ -216,7 +217,22 @@ export async function startLading(
     requestIdOf,
     onManifestPushed: scans.onManifestPushed,
   });
-  serveRegistry = oci.handler;
+  const libraries = createLibrariesDoor({
+    db,
+    blobs,
+    auth: oci.auth,
+    registryUrl,
+    publicOrg: config.publicOrg,
+    log,
+    requestIdOf,
+  });
+  // One listener, two protocols: library repositories own `/<ecosystem>/…`, OCI the rest.
+  serveRegistry = (req, res) => {
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    if (libraries.owns(q < 0 ? url : url.slice(0, q))) libraries.handler(req, res);
+    else oci.handler(req, res);
+  };
   serve = createApiHandler({
     rest: createRestDoor({ services, authenticate }),
     grpc: createGrpcDoor({ services, authenticate, log }),

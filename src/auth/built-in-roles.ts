@@ -66,6 +66,29 @@ const isAdvisoriesPublisher = oneOf(
   "advisories.update",
 );
 
+/** Pulling one ecosystem's libraries: its repositories and the catalogue. */
+const isLibrariesPull = (ecosystem: string) =>
+  oneOf("groups.list", "libraries.artifacts.list", `libraries.${ecosystem}.list` as CapabilityName);
+/** Pulling and publishing one ecosystem's libraries. */
+const isLibrariesPush = (ecosystem: string) => (name: CapabilityName) =>
+  isLibrariesPull(ecosystem)(name) || name === `libraries.${ecosystem}.create`;
+
+/** The pull and push roles of one library ecosystem, with their fixed uids. */
+const librariesRoles = (ecosystem: string, label: string, pullUid: string, pushUid: string) => [
+  {
+    uid: pullUid,
+    name: `libraries.${ecosystem}.pull`,
+    description: `Install ${label} libraries and read the catalogue.`,
+    capabilities: pick(isLibrariesPull(ecosystem)),
+  },
+  {
+    uid: pushUid,
+    name: `libraries.${ecosystem}.push`,
+    description: `Install and publish ${label} libraries.`,
+    capabilities: pick(isLibrariesPush(ecosystem)),
+  },
+];
+
 /**
  * The built-in roles (platform reference §4, cut to Lading's capabilities). The uids are fixed
  * literals (sha1 of `lading.role.<name>`, viewer's taken from the reference) so bindings made
@@ -114,6 +137,24 @@ export const builtInRoles: readonly BuiltInRole[] = Object.freeze([
     description: "Read and publish the group's own advisories (lading advisories import).",
     capabilities: pick(isAdvisoriesPublisher),
   },
+  ...librariesRoles(
+    "python",
+    "Python",
+    "e43dd61636eb381ac9baf1179cfd3e36a8943c60",
+    "c0f0316069880f8a95c46eb492910773ef4ce223",
+  ),
+  ...librariesRoles(
+    "javascript",
+    "JavaScript",
+    "820859d8194d020efa7aa5b1936e40fcf8195fe3",
+    "cba0f35013afe29cfd13a75d4ccca817eb17b8be",
+  ),
+  ...librariesRoles(
+    "java",
+    "Java",
+    "590a3524807f1e787c96ae7645650cf0f149dea2",
+    "cd0e69161d1506e610415117c4885f78daf248aa",
+  ),
 ]);
 
 /** The built-in role named `name`, if any. */

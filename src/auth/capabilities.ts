@@ -61,6 +61,13 @@ export const capabilities = [
   "advisories.update",
   "advisories.delete",
   "vuln_report.list",
+  "libraries.artifacts.list",
+  "libraries.python.list",
+  "libraries.python.create",
+  "libraries.javascript.list",
+  "libraries.javascript.create",
+  "libraries.java.list",
+  "libraries.java.create",
 ] as const;
 
 /** A dotted capability name, e.g. `repo.list`. */

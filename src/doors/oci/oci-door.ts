@@ -15,7 +15,7 @@ import { deleteManifest, getManifest, putManifest } from "./manifests.ts";
 import { type OciContext, type OciRequest, sendJsonBody } from "./oci-context.ts";
 import { ociError, sendOciError, toOciError } from "./oci-error.ts";
 import { matchOciRoute } from "./oci-paths.ts";
-import { createRegistryAuth } from "./registry-auth.ts";
+import { createRegistryAuth, type RegistryAuth } from "./registry-auth.ts";
 import { createRegistryMetrics, type RegistryGauges } from "./registry-metrics.ts";
 import { createTokenEndpoint } from "./token-endpoint.ts";
 import { type SweepResult, sweepUploads } from "./upload-sweep.ts";
@@ -73,6 +73,8 @@ interface RequestNotes {
 /** The registry listener's request handler, and its background sweeper. */
 export interface OciDoor {
   handler(req: HttpRequest, res: HttpResponse): void;
+  /** The registry's authentication, which the library repositories share. */
+  readonly auth: RegistryAuth;
   /**
    * Sweeps now (or joins the sweep under way): expires idle upload sessions, then removes temp
    * data of no live session (see sweepUploads).
@@ -205,6 +207,7 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
   sweeper.unref();
 
   return {
+    auth,
     handler(req, res) {
       const started = performance.now();
       const requestId = options.requestIdOf(req.headers["x-request-id"]);

@@ -1,5 +1,6 @@
 export { afterCommit, runInTransaction } from "./ambient-transactions.ts";
 export type * from "./events-schema.ts";
+export type * from "./libraries-schema.ts";
 export * from "./metadata-store.ts";
 export { precompiled } from "./precompiled.ts";
 export type * from "./schema.ts";

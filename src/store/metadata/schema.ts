@@ -1,5 +1,10 @@
 import type { DeliveriesTable, EventsTable, SubscriptionsTable } from "./events-schema.ts";
 import type {
+  LibraryArtifactsTable,
+  LibraryFilesTable,
+  LibraryVersionsTable,
+} from "./libraries-schema.ts";
+import type {
   AdvisoriesTable,
   AdvisoryAliasesTable,
   VulnerabilitiesTable,
@@ -321,6 +326,9 @@ export interface MetadataSchema {
   subscriptions: SubscriptionsTable;
   events: EventsTable;
   deliveries: DeliveriesTable;
+  library_artifacts: LibraryArtifactsTable;
+  library_versions: LibraryVersionsTable;
+  library_files: LibraryFilesTable;
 }
 
 /** The columns of an identity row that only some kinds of identity use, all unset. */

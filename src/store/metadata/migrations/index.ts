@@ -6,6 +6,7 @@ import * as federation from "./0004-federation.ts";
 import * as securityData from "./0005-security-data.ts";
 import * as vulnReports from "./0006-vuln-reports.ts";
 import * as events from "./0007-events.ts";
+import * as libraries from "./0008-libraries.ts";
 
 /** Every migration, in order. Names never change once released. */
 export const migrationProvider: MigrationProvider = {
@@ -18,6 +19,7 @@ export const migrationProvider: MigrationProvider = {
       "0005-security-data": securityData,
       "0006-vuln-reports": vulnReports,
       "0007-events": events,
+      "0008-libraries": libraries,
     };
   },
 };

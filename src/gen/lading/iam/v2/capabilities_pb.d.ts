@@ -300,6 +300,41 @@ export enum Capability {
    * @generated from enum value: CAP_VULN_REPORT_LIST = 56;
    */
   CAP_VULN_REPORT_LIST = 56,
+
+  /**
+   * @generated from enum value: CAP_LIBRARIES_ARTIFACTS_LIST = 57;
+   */
+  CAP_LIBRARIES_ARTIFACTS_LIST = 57,
+
+  /**
+   * @generated from enum value: CAP_LIBRARIES_PYTHON_LIST = 58;
+   */
+  CAP_LIBRARIES_PYTHON_LIST = 58,
+
+  /**
+   * @generated from enum value: CAP_LIBRARIES_PYTHON_CREATE = 59;
+   */
+  CAP_LIBRARIES_PYTHON_CREATE = 59,
+
+  /**
+   * @generated from enum value: CAP_LIBRARIES_JAVASCRIPT_LIST = 60;
+   */
+  CAP_LIBRARIES_JAVASCRIPT_LIST = 60,
+
+  /**
+   * @generated from enum value: CAP_LIBRARIES_JAVASCRIPT_CREATE = 61;
+   */
+  CAP_LIBRARIES_JAVASCRIPT_CREATE = 61,
+
+  /**
+   * @generated from enum value: CAP_LIBRARIES_JAVA_LIST = 62;
+   */
+  CAP_LIBRARIES_JAVA_LIST = 62,
+
+  /**
+   * @generated from enum value: CAP_LIBRARIES_JAVA_CREATE = 63;
+   */
+  CAP_LIBRARIES_JAVA_CREATE = 63,
 }
 
 /**

@@ -1,0 +1,5 @@
+export {
+  createLibrariesDoor,
+  type LibrariesDoor,
+  type LibrariesDoorOptions,
+} from "./libraries-door.ts";
