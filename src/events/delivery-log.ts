@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { invalidArgument, notFound } from "../errors/index.ts";
 import {
@@ -10,6 +9,7 @@ import {
 import { defaultPageSize, maxPageSize } from "../lists/index.ts";
 import { now } from "../rpc/index.ts";
 import type { DeliveriesTable, EventsTable, SubscriptionsTable } from "../store/metadata/index.ts";
+import { newEventId } from "./event-id.ts";
 import { type EventsContext, eventsDomain } from "./events-context.ts";
 import type { EventActor } from "./record-event.ts";
 
@@ -128,7 +128,7 @@ export function createDeliveryLog(ctx: EventsContext, source: () => string) {
         const inserted = await trx
           .insertInto("events")
           .values({
-            id: randomUUID(),
+            id: newEventId(),
             type: "dev.lading.events.ping.v1",
             source: source(),
             subject: subscription.uid,

@@ -1,5 +1,6 @@
 export * from "./cloud-event-headers.ts";
 export * from "./dispatcher.ts";
+export * from "./event-id.ts";
 export * from "./event-rules.ts";
 export * from "./events-context.ts";
 export * from "./http-request-text.ts";

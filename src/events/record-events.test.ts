@@ -43,6 +43,33 @@ for (const kind of storeKinds) {
     });
     after(() => close());
 
+    it("gives events UUIDv7 ids whose clock follows the order they were recorded in", async () => {
+      const batch = Array.from({ length: 300 }, (_, n) =>
+        event("dev.lading.registry.pull.v1", other, n),
+      );
+      await recordEvents(store.db, batch);
+      const rows = await store.db
+        .selectFrom("events")
+        .select(["id", "seq"])
+        .where("group_uid", "=", other)
+        .orderBy("seq")
+        .execute();
+      assert.equal(rows.length, 300);
+      for (const row of rows) {
+        assert.match(
+          row.id,
+          /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+        );
+      }
+      // The clock prefix never goes back: new ids land at the end of the id index.
+      const clocks = rows.map((r) => r.id.slice(0, 13));
+      assert.deepEqual(clocks, [...clocks].sort(), "id clocks follow the order of recording");
+      const clock = Number.parseInt(rows[0].id.slice(0, 13).replace("-", ""), 16);
+      assert.ok(Math.abs(clock - Date.now()) < 60_000, "the prefix is the millisecond clock");
+      await store.db.deleteFrom("deliveries").execute();
+      await store.db.deleteFrom("events").execute();
+    });
+
     it("fans a batch out exactly as recordEvent fans out each event", async () => {
       await recordEvents(store.db, [
         event("dev.lading.registry.pull.v1", team, 1),

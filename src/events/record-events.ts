@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import { type MetadataSchema, precompiled } from "../store/metadata/index.ts";
 import { parentOf } from "../uidp/index.ts";
+import { newEventId } from "./event-id.ts";
 import type { NewEvent } from "./record-event.ts";
 
 const columns = [
@@ -51,7 +51,7 @@ export async function recordEvents(db: Kysely<MetadataSchema>, events: NewEvent[
   if (events.length === 0) return;
   const now = new Date().toISOString();
   const rows = events.map((event) => ({
-    id: randomUUID(),
+    id: newEventId(),
     type: event.type,
     source: event.source,
     subject: event.subject,
