@@ -90,7 +90,10 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
  * by their callers.
  */
 function openPool(connectionString: string, max: number): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max });
+  // JIT compiling a query costs 10-50 ms and pays off only for long analytic scans; Lading's
+  // queries are short, and a count over a large table would otherwise cross jit_above_cost and
+  // turn into a latency spike.
+  const pool = new pg.Pool({ connectionString, max, options: "-c jit=off" });
   pool.on("error", (error) => {
     process.emitWarning(`PostgreSQL connection lost: ${error.message}`);
   });
