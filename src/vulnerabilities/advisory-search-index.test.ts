@@ -118,6 +118,35 @@ for (const kind of storeKinds) {
       );
     });
 
+    it("remembers a count only for the same query, scopes, subtree and withdrawn flag", async () => {
+      const index = createAdvisorySearchIndex(store.db);
+      await index.refresh();
+      const base: SearchCount = {
+        query: "cve-",
+        showWithdrawn: false,
+        visible: { scopes: [org, publicGroup] },
+        descendantsOf: "",
+        childrenOf: "",
+      };
+      const variants: SearchCount[] = [
+        base,
+        { ...base, showWithdrawn: true },
+        { ...base, descendantsOf: team },
+        { ...base, visible: { scopes: [org] } },
+        { ...base, query: "cve-2021" },
+        // The same scopes named in another order and twice: the same count.
+        { ...base, visible: { scopes: [publicGroup, org, org] } },
+      ];
+      const expected = await Promise.all(variants.map((v) => storeCount(store.db, v)));
+      assert.equal(new Set(expected.slice(0, 5).map(String)).size, 5, "the variants must differ");
+      // Twice over, in both orders: the second pass answers from what the first remembered.
+      for (const order of [variants, [...variants].reverse(), variants]) {
+        for (const v of order) {
+          assert.equal(await index.count(v), expected[variants.indexOf(v)], JSON.stringify(v));
+        }
+      }
+    });
+
     it("answers nothing once advisories change, and again after it reloads", async () => {
       const index = createAdvisorySearchIndex(store.db);
       await index.refresh();

@@ -10,6 +10,12 @@ export const maxIndexedAdvisories = 1_000_000;
 /** Rows read per query while loading, so a load never holds the event loop for long. */
 const loadChunk = 5000;
 
+/**
+ * Counts remembered per copy: paging through one search asks the same count on every page, and
+ * each count scans every text. The key holds everything the count depends on besides the copy.
+ */
+const rememberedCounts = 1000;
+
 /** What one `query` count asks: the visible rows, the uidp filters and the substring. */
 export interface SearchCount {
   /** Lower-cased, non-empty. */
@@ -40,6 +46,8 @@ interface Snapshot {
   uids: string[];
   texts: string[];
   withdrawn: Uint8Array;
+  /** Counts already made on this copy, oldest first. */
+  counts: Map<string, bigint>;
 }
 
 /** An interval of uids; a bound is exclusive unless its flag says otherwise. */
@@ -89,7 +97,7 @@ export function createAdvisorySearchIndex(
       // Let requests in: a synchronous driver answers a whole chunk without yielding.
       await new Promise((resolve) => setImmediate(resolve));
     }
-    snapshot = { version, uids, texts, withdrawn: Uint8Array.from(withdrawn) };
+    snapshot = { version, uids, texts, withdrawn: Uint8Array.from(withdrawn), counts: new Map() };
   };
 
   const ensure = (version: bigint): void => {
@@ -111,7 +119,7 @@ export function createAdvisorySearchIndex(
         ensure(version);
         return undefined;
       }
-      return countIn(snapshot, request);
+      return remembered(snapshot, request);
     },
     async refresh() {
       for (;;) {
@@ -123,6 +131,24 @@ export function createAdvisorySearchIndex(
       }
     },
   };
+}
+
+/** countIn, answered from the copy's remembered counts when the same count was made before. */
+function remembered(snapshot: Snapshot, request: SearchCount): bigint {
+  const key = JSON.stringify([
+    request.query,
+    request.showWithdrawn,
+    request.descendantsOf,
+    [...new Set(request.visible.scopes)].sort(),
+  ]);
+  const known = snapshot.counts.get(key);
+  if (known !== undefined) return known;
+  const n = countIn(snapshot, request);
+  if (snapshot.counts.size >= rememberedCounts) {
+    snapshot.counts.delete(snapshot.counts.keys().next().value as string);
+  }
+  snapshot.counts.set(key, n);
+  return n;
 }
 
 /** Counts the rows of `snapshot` the request selects, as the store's query would. */
