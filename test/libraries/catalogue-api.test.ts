@@ -10,7 +10,7 @@ import {
   importFeed,
   importFormats,
 } from "../../src/vulnerabilities/index.ts";
-import { transports } from "../support/api-client.ts";
+import { restCall, transports } from "../support/api-client.ts";
 import { holder } from "../support/iam-fixtures.ts";
 import { catalogueApi, seedVersion, seedVersions } from "../support/libraries.ts";
 import { failed, type Loose, ok, violations } from "../support/matrix.ts";
@@ -352,6 +352,21 @@ for (const pair of registryPairs) {
           assert.equal(
             failed(await api().listVersions(ids.secret.replace("python", "java"))).code,
             5,
+          );
+        });
+
+        it("REST takes the id with its colons and @ unescaped; /artifacts/count is never an id", {
+          skip: transport === "grpc",
+        }, async () => {
+          const get = (path: string) => restCall(r.server.apiUrl, r.server.org.token, "GET", path);
+          const raw = ok(await get(`/libraries/v2/artifacts/${ids.scoped}/versions`));
+          assert.equal(raw.artifactVersions[0].version, "0.1.0");
+          const count = ok(await get("/libraries/v2/artifacts/count?ecosystems=ECOSYSTEM_JAVA"));
+          assert.deepEqual(count.counts, [{ ecosystem: "ECOSYSTEM_JAVA", totalCount: "1" }]);
+          assert.equal(failed(await get("/libraries/v2/artifacts/count/versions")).httpStatus, 400);
+          assert.equal(
+            failed(await get(`/libraries/v2/artifacts/${ids.jinja}/x/versions`)).httpStatus,
+            404,
           );
         });
 
