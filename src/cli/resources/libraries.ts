@@ -78,6 +78,19 @@ async function collect(
   return { rows, answer: { ...answer, [key]: rows } };
 }
 
+/** Prints the collected rows of a list, with the next-page hint. */
+async function printPages(
+  ctx: CliContext,
+  parsed: ParsedArgs,
+  request: { path: string; key: string; query: Query; columns: Column[] },
+): Promise<number> {
+  const { path, key, query, columns } = request;
+  const { rows, answer } = await collect(createApiClient(ctx), path, key, query, parsed);
+  printList(ctx, rows, columns, answer);
+  nextPageHint(ctx, answer);
+  return 0;
+}
+
 const artifactColumns: Column[] = [
   field("name", "displayName"),
   { header: "ecosystem", value: (r) => ecosystemWord(r.ecosystem) },
@@ -135,16 +148,12 @@ const list: VerbNode = {
       parent: flagText(parsed, "org"),
       order_by: flagText(parsed, "order-by"),
     };
-    const { rows, answer } = await collect(
-      createApiClient(ctx),
-      collection,
-      "artifacts",
+    return printPages(ctx, parsed, {
+      path: collection,
+      key: "artifacts",
       query,
-      parsed,
-    );
-    printList(ctx, rows, artifactColumns, answer);
-    nextPageHint(ctx, answer);
-    return 0;
+      columns: artifactColumns,
+    });
   },
 };
 
@@ -162,16 +171,12 @@ const versions: VerbNode = {
   async run(ctx, parsed) {
     const path = `${collection}/${encodeURIComponent(parsed.args[0])}/versions`;
     const query: Query = { order_by: flagText(parsed, "order-by") };
-    const { rows, answer } = await collect(
-      createApiClient(ctx),
+    return printPages(ctx, parsed, {
       path,
-      "artifactVersions",
+      key: "artifactVersions",
       query,
-      parsed,
-    );
-    printList(ctx, rows, versionColumns, answer);
-    nextPageHint(ctx, answer);
-    return 0;
+      columns: versionColumns,
+    });
   },
 };
 
