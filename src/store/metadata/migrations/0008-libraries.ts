@@ -44,7 +44,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createIndex("library_versions_rank")
     .on("library_versions")
-    .columns(["artifact_uid", "version_rank"])
+    // uid last: the list engine's tie-break, so a page needs no sort at all.
+    .columns(["artifact_uid", "version_rank", "uid"])
     .execute();
 
   // The catalogue finds a version's advisories by package name, case-insensitively (OSV writes
