@@ -33,6 +33,7 @@ import {
   createTermsService,
   federationGroupCheck,
 } from "../iam/index.ts";
+import { createArtifactsService } from "../libraries/index.ts";
 import { createListEngine, createPageTokens } from "../lists/index.ts";
 import { createPingService } from "../ping/index.ts";
 import {
@@ -45,7 +46,7 @@ import {
 } from "../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../rpc/index.ts";
 import { createApiHandler, createListener, createLogger, requestIdOf } from "../server/index.ts";
-import { createBlobStore } from "../store/blobs/index.ts";
+import { type BlobStore, createBlobStore } from "../store/blobs/index.ts";
 import {
   afterCommit,
   createMetadataStore,
@@ -82,6 +83,8 @@ export interface RunningLading {
   /** The registry token audience. */
   registryAudience: string;
   store: MetadataStore;
+  /** The blob store (images and library files). */
+  blobs: BlobStore;
   tokens: TokenIssuer;
   log: Logger;
   /** Stops accepting, finishes requests in flight, then closes the store. */
@@ -141,6 +144,7 @@ export async function startLading(
       createEolTagsService(registry, createVulnReportHandlers(registry)),
       createAdvisoriesService(ctx),
       createSecurityAdvisoryService({ db, tokens: pageTokens }),
+      createArtifactsService({ ...ctx, publicOrg: config.publicOrg }),
       createSubscriptionsService({
         ...ctx,
         pageTokens,
@@ -270,6 +274,7 @@ export async function startLading(
     registryUrl,
     registryAudience: registryAudience(registryUrl),
     store,
+    blobs,
     tokens,
     log,
     async close(options) {

@@ -135,7 +135,8 @@ export function parseVerbArgs(
     if (flag.required && (given === undefined || given === "")) {
       throw new UsageError(`--${flag.name} ${flag.value ?? "VALUE"} is required`);
     }
-    if (flag.choices && typeof given === "string" && !flag.choices.includes(given)) {
+    const texts = typeof given === "string" ? [given] : Array.isArray(given) ? given : [];
+    if (flag.choices && texts.some((text) => !flag.choices?.includes(text))) {
       throw new UsageError(`--${flag.name} must be one of ${flag.choices.join(", ")}`);
     }
   }

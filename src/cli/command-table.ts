@@ -6,6 +6,7 @@ import { configCommands } from "./commands/config.ts";
 import { eventsCommands } from "./commands/events.ts";
 import { iamCommands } from "./commands/iam.ts";
 import { imagesCommands } from "./commands/images.ts";
+import { librariesCommands } from "./commands/libraries.ts";
 import { advisoriesCommands, vulnsCommands } from "./commands/security.ts";
 import { serveCommand } from "./commands/serve.ts";
 import { versionCommand } from "./commands/version.ts";
@@ -19,6 +20,7 @@ export const commandTable: GroupNode = {
     authCommands,
     iamCommands,
     imagesCommands,
+    librariesCommands,
     advisoriesCommands,
     vulnsCommands,
     eventsCommands,

@@ -59,3 +59,19 @@ export function artifactUid(ecosystem: Ecosystem, orgUid: string, name: string):
 export function versionUid(artifactUid: string, version: string): string {
   return `${artifactUid}@${version}`;
 }
+
+/** Longest artifact uid accepted in a request (names are bounded well below it). */
+export const maxArtifactUidLength = 512;
+
+/** The parts of an artifact uid, or why the text is not one. */
+export function parseArtifactUid(text: string): {
+  value?: { ecosystem: Ecosystem; orgUid: string; name: string };
+  error?: string;
+} {
+  const error = "must be an artifact uid: <python|javascript|java>:<organisation uid>:<name>";
+  if (text.length > maxArtifactUidLength)
+    return { error: `${error}, at most ${maxArtifactUidLength} characters` };
+  const match = /^([a-z]+):([0-9a-f]{40}):([^/]+)$/.exec(text);
+  if (!match || !isEcosystem(match[1])) return { error };
+  return { value: { ecosystem: match[1], orgUid: match[2], name: match[3] } };
+}

@@ -20,7 +20,10 @@ export interface ListParameters {
   skip: number;
 }
 
-/** The tables a List can read: every one has uid and parent_uid and is counted per parent. */
+/**
+ * The tables a List can read: every one has uid and a parent column (parent_uid unless the
+ * spec says otherwise) and, unless the spec says uncounted, is counted per parent.
+ */
 export type ListedTable =
   | "groups"
   | "identities"
@@ -34,7 +37,9 @@ export type ListedTable =
   | "external_group_role_mappings"
   | "account_associations"
   | "advisories"
-  | "subscriptions";
+  | "subscriptions"
+  | "library_artifacts"
+  | "library_versions";
 
 /** How one resource is listed. */
 export interface ListSpec<T extends ListedTable> {
@@ -45,6 +50,10 @@ export interface ListSpec<T extends ListedTable> {
   fields: Readonly<Record<string, SortField>>;
   /** The order when order_by is empty. */
   defaultField: string;
+  /** The column `visible.childrenOf` matches (default parent_uid). */
+  parentColumn?: string;
+  /** The table has no per-parent counters: totalCount is always counted from the rows. */
+  uncounted?: boolean;
 }
 
 /** One List call. */
@@ -146,7 +155,7 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
       const impliedVisible =
         filterRoot !== "" && query.visible.scopes.some((s) => isWithin(filterRoot, s));
       const where = (eb: AnyBuilder): Expression<SqlBool> =>
-        filtered(eb, impliedVisible ? [] : [visibleTo(eb, query.visible)]);
+        filtered(eb, impliedVisible ? [] : [visibleTo(eb, query.visible, spec.parentColumn)]);
       const filtered = (eb: AnyBuilder, first: Expression<SqlBool>[]): Expression<SqlBool> => {
         const terms: Expression<SqlBool>[] = [...first];
         for (const [column, value] of Object.entries(query.filters)) {
@@ -177,7 +186,10 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
       const hasFilters =
         (query.conditions !== undefined && !query.conditions.counted) ||
         Object.values(query.filters).some((v) => v !== "");
-      const plan = hasFilters ? undefined : planCount(query.visible, descendantsOf, childrenOf);
+      const plan =
+        hasFilters || spec.uncounted
+          ? undefined
+          : planCount(query.visible, descendantsOf, childrenOf);
       const countWhere = (w: (eb: AnyBuilder) => Expression<SqlBool>) =>
         anyDb
           .selectFrom(spec.table as string)
@@ -242,13 +254,17 @@ function outermost(scopes: readonly string[]): string[] {
   return unique.filter((s) => !unique.some((t) => t !== s && isWithin(s, t)));
 }
 
-/** Rows within the visible subtrees, or children of the visible parents. */
-export function visibleTo(eb: AnyBuilder, visible: Visibility): Expression<SqlBool> {
+/** Rows within the visible subtrees, or children (by `parentColumn`) of the visible parents. */
+export function visibleTo(
+  eb: AnyBuilder,
+  visible: Visibility,
+  parentColumn = "parent_uid",
+): Expression<SqlBool> {
   const terms: Expression<SqlBool>[] = visible.scopes.flatMap((s) => [
     eb("uid", "=", s),
     eb.and([eb("uid", ">", `${s}/`), eb("uid", "<", `${s}0`)]),
   ]);
-  for (const parent of visible.childrenOf ?? []) terms.push(eb("parent_uid", "=", parent));
+  for (const parent of visible.childrenOf ?? []) terms.push(eb(parentColumn, "=", parent));
   return terms.length > 0 ? eb.or(terms) : sql<SqlBool>`1 = 0`;
 }
 

@@ -28,6 +28,35 @@ export const scannerVersion = `lading-${
   ).version
 }`;
 
+/** The advisories columns the matcher reads (CandidateAdvisory), with the owning group. */
+export const candidateColumns = [
+  "uid",
+  "parent_uid",
+  "advisory_id",
+  "artifact_name",
+  "artifact_type",
+  "artifact_architecture",
+  "package_namespace",
+  "aliases",
+  "events",
+  "affected",
+  "latest_event_time",
+  "withdrawn_time",
+] as const;
+
+/**
+ * True when an advisory of group `parentUid` applies to the packages of organisation
+ * `orgUid`: the public advisories and the organisation's own. Another organisation's
+ * advisories (its false positives, say) never do.
+ */
+export function advisoryUsableBy(parentUid: string, orgUid: string): boolean {
+  return (
+    parentUid === publicAdvisoriesGroupUid ||
+    parentUid === orgUid ||
+    parentUid.startsWith(`${orgUid}/`)
+  );
+}
+
 /** The image a report is computed for. */
 export interface ReportTarget {
   repoUid: string;
@@ -84,34 +113,14 @@ async function matchAndWrite(
   for (const pkg of packages) for (const n of packageTarget(pkg, image.distro).names) names.add(n);
   const advisories: CandidateAdvisory[] = [];
   let dbTime = "";
-  const own = `${orgUid}/`;
   for (const part of chunks([...names])) {
     const rows = await db
       .selectFrom("advisories")
-      .select([
-        "uid",
-        "parent_uid",
-        "advisory_id",
-        "artifact_name",
-        "artifact_type",
-        "artifact_architecture",
-        "package_namespace",
-        "aliases",
-        "events",
-        "affected",
-        "latest_event_time",
-        "withdrawn_time",
-        "update_time",
-      ])
+      .select([...candidateColumns, "update_time"])
       .where("artifact_name", "in", part)
       .execute();
     for (const row of rows) {
-      // Another organisation's advisories (its false positives, say) never touch this report.
-      const usable =
-        row.parent_uid === publicAdvisoriesGroupUid ||
-        row.parent_uid === orgUid ||
-        row.parent_uid.startsWith(own);
-      if (!usable) continue;
+      if (!advisoryUsableBy(row.parent_uid, orgUid)) continue;
       advisories.push(row);
       if (row.update_time > dbTime) dbTime = row.update_time;
     }

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { columnTypes } from "./column-types.ts";
 
 /**
@@ -44,7 +44,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createIndex("library_versions_rank")
     .on("library_versions")
-    .columns(["artifact_uid", "version_rank"])
+    // uid last: the list engine's tie-break, so a page needs no sort at all.
+    .columns(["artifact_uid", "version_rank", "uid"])
+    .execute();
+
+  // The catalogue finds a version's advisories by package name, case-insensitively (OSV writes
+  // "Jinja2", PEP 503 "jinja2"): an index on the lower-cased name keeps that a lookup.
+  await db.schema
+    .createIndex("advisories_lower_name")
+    .on("advisories")
+    .expression(sql`lower(artifact_name)`)
     .execute();
 
   await db.schema
