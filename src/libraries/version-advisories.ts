@@ -16,7 +16,7 @@ import { type Ecosystem, ecosystemSchemes, normalizePythonName, purlTypes } from
 export interface VersionAdvisoryEntry {
   advisoryId: string;
   aliases: string[];
-  /** affected: the version is vulnerable; fixed: it is the fixed version or later. */
+  /** affected: the version is vulnerable; fixed: it is the version that fixes it. */
   status: "affected" | "fixed";
   /** The version with the fix; "" when none is known. */
   fixedVersion: string;
@@ -64,9 +64,9 @@ function sameName(artifact: AdvisoryArtifact, advisoryName: string): boolean {
  * The advisories of each of `versions` of an artifact, by version: the live public advisories
  * and the organisation's own about the package, evaluated as the vulnerability-report matcher
  * evaluates an installed package (its namespaces, OSV ranges and latest event). A version the
- * matcher finds vulnerable is `affected`; one at or above the advisory's fixed version is
- * `fixed`; advisories that concern a version in neither way (a false positive, a range that
- * starts later) are left out.
+ * matcher finds vulnerable is `affected`; the advisory's fixed version itself is `fixed` (so a
+ * page says where each fix landed, and a package with a long history does not repeat every old
+ * fix on every later version); other versions are left out.
  */
 export async function versionAdvisories(
   db: Kysely<MetadataSchema>,
@@ -125,7 +125,7 @@ export async function versionAdvisories(
     if (fixed === "") continue;
     for (const [version, entries] of byVersion) {
       if (entries.has(advisory.advisory_id)) continue;
-      if ((scheme.compareText(version, fixed).value ?? -1) < 0) continue;
+      if (scheme.compareText(version, fixed).value !== 0) continue;
       entries.set(advisory.advisory_id, {
         advisoryId: advisory.advisory_id,
         aliases: JSON.parse(advisory.aliases) as string[],
