@@ -1,2 +1,4 @@
+export * from "./advisory-import-events.ts";
 export * from "./bootstrap.ts";
+export * from "./iam-events.ts";
 export * from "./lading.ts";

@@ -58,6 +58,7 @@ import { createImageInsightsService } from "../vulnreports/insights/index.ts";
 import { computeReport } from "../vulnreports/matching/index.ts";
 import { createVulnReportHandlers } from "../vulnreports/reports/index.ts";
 import { createScanWorker, type MatchImage } from "../vulnreports/scans/index.ts";
+import { signInEvents } from "./iam-events.ts";
 
 type RequestHandler = (req: HttpRequest, res: HttpResponse) => void;
 
@@ -254,6 +255,7 @@ export async function startLading(
         tokens,
         apiUrl,
         allowedAudiences: [apiUrl, registryAudience(registryUrl)],
+        onSignInChanges: signInEvents(apiUrl),
       }),
     ],
     log,

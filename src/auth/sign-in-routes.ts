@@ -11,12 +11,17 @@ import {
   type PendingSignIn,
   type SignInTokenRoutesOptions,
 } from "./sign-in-tokens.ts";
-import { upsertSignedInUser } from "./user-identities.ts";
+import { type OnSignInChanges, upsertSignedInUser } from "./user-identities.ts";
 
 /** What the sign-in endpoints need. */
 export interface SignInRoutesOptions extends SignInTokenRoutesOptions {
   /** How the provider is reached (timeouts, caching, clock tolerance). */
   oidc?: OidcClientOptions;
+  /**
+   * Reports what a sign-in changed (an identity created, role bindings made or removed), in
+   * its transaction; the server records the events the API would. Default: nothing.
+   */
+  onSignInChanges?: OnSignInChanges;
 }
 
 type Pending = PendingSignIn;
@@ -185,7 +190,7 @@ export function createSignInRoutes(options: SignInRoutesOptions): RawRoute[] {
             verifier: pending.verifier,
           });
           pending.act = { iss: String(claims.iss), sub: String(claims.sub), aud: claims.aud };
-          ({ uid } = await upsertSignedInUser(db, provider, claims));
+          ({ uid } = await upsertSignedInUser(db, provider, claims, options.onSignInChanges));
         } catch (e) {
           if (e instanceof LadingError) return fail(e.message);
           throw e;

@@ -6,6 +6,7 @@ import type { IdentityProvidersTable } from "../store/metadata/index.ts";
 import { builtInRoleUid, ensureBuiltInRoles } from "./built-in-roles.ts";
 import {
   groupsOf,
+  type SignInChanges,
   upsertSignedInUser,
   userIdentityName,
   userIdentityUid,
@@ -147,6 +148,44 @@ for (const kind of storeKinds) {
         .where("uid", "=", first.uid)
         .executeTakeFirstOrThrow();
       assert.equal(again.email, "");
+    });
+
+    it("reports what changed to its hook inside the transaction, which a failing hook rolls back", async () => {
+      const db = opened.store.db;
+      const claims = { iss: provider.issuer, sub: "u2", groups: ["devs"] };
+      const uid = userIdentityUid(provider.issuer, "u2");
+      const refused = upsertSignedInUser(db, provider, claims, async (trx, changes) => {
+        const seen = await trx
+          .selectFrom("identities")
+          .select("uid")
+          .where("uid", "=", changes.identityUid)
+          .execute();
+        assert.equal(seen.length, 1, "the hook sees the new identity in the transaction");
+        throw new Error("recording failed");
+      });
+      await assert.rejects(refused, /recording failed/);
+      const none = await db.selectFrom("identities").select("uid").where("uid", "=", uid).execute();
+      assert.deepEqual(none, []);
+      assert.deepEqual(await bindings(uid), []);
+
+      const reports: SignInChanges[] = [];
+      const record = async (_: unknown, changes: SignInChanges) => {
+        reports.push(changes);
+      };
+      await upsertSignedInUser(db, provider, claims, record);
+      assert.equal(reports.length, 1);
+      assert.equal(reports[0].created?.uid, uid);
+      assert.equal(reports[0].bound.length, 3);
+      assert.deepEqual(reports[0].unbound, []);
+      await upsertSignedInUser(db, provider, claims, record);
+      assert.equal(reports.length, 1, "an unchanged sign-in reports nothing");
+      await upsertSignedInUser(db, provider, { ...claims, groups: [] }, record);
+      assert.equal(reports[1].created, undefined);
+      assert.deepEqual(reports[1].bound, []);
+      assert.deepEqual(reports[1].unbound.map((b) => b.mapping_uid).sort(), [
+        `${provider.uid}/bbbbbbbbbbbbbbbb`,
+        `${provider.uid}/cccccccccccccccc`,
+      ]);
     });
   });
 }

@@ -10,6 +10,7 @@ export * from "./record-event.ts";
 export * from "./record-events.ts";
 export * from "./redact.ts";
 export * from "./registry-events.ts";
+export * from "./rpc-event.ts";
 export * from "./send-event.ts";
 export * from "./sink-url.ts";
 export * from "./subscriptions-service.ts";

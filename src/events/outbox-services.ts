@@ -9,7 +9,7 @@ import { type Kysely, sql } from "kysely";
 import type { BoundService, Call } from "../rpc/index.ts";
 import { type MetadataSchema, runInTransaction } from "../store/metadata/index.ts";
 import { parentOf } from "../uidp/index.ts";
-import { type EventRule, eventRulesOf, subjectOf } from "./event-rules.ts";
+import { eventRulesOf, subjectOf } from "./event-rules.ts";
 import { actorOf } from "./events-context.ts";
 import { recordEvent } from "./record-event.ts";
 import { redactBody } from "./redact.ts";
@@ -57,7 +57,7 @@ export function withOutbox(services: BoundService[], options: OutboxOptions): Bo
             type: rule.type,
             source: options.apiUrl() + rule.collection,
             subject,
-            groupUid: await groupOf(db, subject, rule),
+            groupUid: await eventGroupOf(db, subject, rule.resource),
             actor: actorOf(call),
             body: redactBody(
               bodySchema.typeName,
@@ -73,14 +73,19 @@ export function withOutbox(services: BoundService[], options: OutboxOptions): Bo
 }
 
 /**
- * Ce-Group: the deepest group at or above the subject (tags sit under repos, mappings under
+ * The Ce-Group of an event about `subject`, a `resource` (the event rule's): the deepest group
+ * at or above the subject (tags sit under repos, mappings under
  * identity providers, an account association or terms acceptance is its group's own uid). A
  * group reports to its parent, so that a subscription on the parent hears of its children, and
  * a root group (or a deleted resource whose groups are gone) to itself.
  */
-async function groupOf(db: Kysely<MetadataSchema>, subject: string, rule: EventRule) {
+export async function eventGroupOf(
+  db: Kysely<MetadataSchema>,
+  subject: string,
+  resource: string,
+): Promise<string> {
   const chain: string[] = [];
-  for (let uid = rule.resource === "group" ? parentOf(subject) : subject; uid !== ""; ) {
+  for (let uid = resource === "group" ? parentOf(subject) : subject; uid !== ""; ) {
     chain.push(uid);
     uid = parentOf(uid);
   }

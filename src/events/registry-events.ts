@@ -149,3 +149,34 @@ export function recordRepoCreated(
     bodyType: "lading.registry.v2.Repo",
   });
 }
+
+/**
+ * Records `dev.lading.registry.blob.deleted.v1` for a blob DELETE that unlinked `digest` from
+ * a repo (the content stays while other repos link it). Named like manifest.deleted, with the
+ * push body's request fields: subject the repo, Ce-Group its organisation.
+ */
+export function recordBlobDeleted(
+  db: Kysely<MetadataSchema>,
+  registryUrl: string,
+  removal: { repo: EventRepo; repository: string; digest: string; client: RegistryClient },
+): Promise<void> {
+  const time = new Date().toISOString();
+  return recordEvent(db, {
+    type: "dev.lading.registry.blob.deleted.v1",
+    source: registryUrl,
+    subject: removal.repo.uid,
+    groupUid: removal.repo.root_uid,
+    actor: removal.client.actor,
+    body: {
+      repository: removal.repository,
+      repo_id: removal.repo.uid,
+      digest: removal.digest,
+      type: "blob",
+      when: civilTime(time),
+      remote_address: removal.client.remoteAddress,
+      user_agent: removal.client.userAgent,
+    },
+    extensions: { digest: removal.digest },
+    time,
+  });
+}

@@ -1,5 +1,9 @@
 import type { Kysely } from "kysely";
-import type { MetadataSchema } from "../store/metadata/index.ts";
+import {
+  type GroupsTable,
+  type MetadataSchema,
+  runInTransaction,
+} from "../store/metadata/index.ts";
 
 /**
  * The fixed uid of the root group `advisories`, which holds imported public advisories that
@@ -9,33 +13,41 @@ export const publicAdvisoriesGroupUid = "adadadadadadadadadadadadadadadadadadada
 
 /**
  * Creates the public advisories group if it does not exist yet. Its name is `advisories`,
- * or `lading-advisories` when an organisation already took that name.
+ * or `lading-advisories` when an organisation already took that name. `onCreated` runs in the
+ * transaction that creates it (to record its event), and only then.
  */
-export async function ensurePublicAdvisoriesGroup(db: Kysely<MetadataSchema>): Promise<string> {
+export async function ensurePublicAdvisoriesGroup(
+  db: Kysely<MetadataSchema>,
+  onCreated?: (db: Kysely<MetadataSchema>, group: GroupsTable) => Promise<void>,
+): Promise<string> {
   const found = await db
     .selectFrom("groups")
     .select("uid")
     .where("uid", "=", publicAdvisoriesGroupUid)
     .executeTakeFirst();
   if (found) return found.uid;
-  const taken = await db
-    .selectFrom("groups")
-    .select("uid")
-    .where("parent_uid", "=", "")
-    .where("name", "=", "advisories")
-    .executeTakeFirst();
-  const time = new Date().toISOString();
-  await db
-    .insertInto("groups")
-    .values({
+  return runInTransaction(db, async (db) => {
+    const taken = await db
+      .selectFrom("groups")
+      .select("uid")
+      .where("parent_uid", "=", "")
+      .where("name", "=", "advisories")
+      .executeTakeFirst();
+    const time = new Date().toISOString();
+    const row: GroupsTable = {
       uid: publicAdvisoriesGroupUid,
       parent_uid: "",
       name: taken ? "lading-advisories" : "advisories",
       description: "Imported public advisories, readable by every signed-in identity",
       create_time: time,
       update_time: time,
-    })
-    .onConflict((oc) => oc.column("uid").doNothing())
-    .execute();
-  return publicAdvisoriesGroupUid;
+    };
+    const inserted = await db
+      .insertInto("groups")
+      .values(row)
+      .onConflict((oc) => oc.column("uid").doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) await onCreated?.(db, row);
+    return publicAdvisoriesGroupUid;
+  });
 }

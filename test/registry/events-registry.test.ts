@@ -221,6 +221,7 @@ describe("--events-pulls false", () => {
       const events = await server.lading.store.db
         .selectFrom("events")
         .selectAll()
+        .where("type", "like", "dev.lading.registry.%")
         .orderBy("seq")
         .execute();
       // The first blob upload made the repo.

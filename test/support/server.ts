@@ -46,7 +46,7 @@ export async function startTestServer(
       audience: options.audience ?? lading.apiUrl,
       ttlSeconds: options.ttlSeconds ?? 600,
     });
-  const boot = await bootstrapOrganisation(lading.store.db, org);
+  const boot = await bootstrapOrganisation(lading.store.db, org, { apiUrl: lading.apiUrl });
   return {
     lading,
     apiUrl: lading.apiUrl,

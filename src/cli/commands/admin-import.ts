@@ -1,3 +1,5 @@
+import { adminActor, recordAdvisoriesImported, recordGroupCreated } from "../../app/index.ts";
+import { runInTransaction } from "../../store/metadata/index.ts";
 import { isUidp } from "../../uidp/index.ts";
 import {
   addSummary,
@@ -125,9 +127,13 @@ function runImports(
     throw new UsageError(`--source ${sourceNameRule}`);
   const group = flagText(parsed, "group");
   if (group !== undefined && !isUidp(group)) throw new UsageError("--group must be a group uid");
-  return withStore(parsed, async ({ store }) => {
+  return withStore(parsed, async ({ store, apiUrl }) => {
     const db = store.db;
-    const parentUid = group ?? (await ensurePublicAdvisoriesGroup(db));
+    const parentUid =
+      group ??
+      (await ensurePublicAdvisoriesGroup(db, (trx, row) =>
+        recordGroupCreated(trx, apiUrl, adminActor, row),
+      ));
     if (group) {
       const found = await db
         .selectFrom("groups")
@@ -161,6 +167,13 @@ function runImports(
         },
       );
       addSummary(summary, result.summary);
+      if (spec.advisories) {
+        // The import commits batch by batch (an interrupted one keeps what it wrote), so its
+        // event, the one ImportAdvisories records, is written once the whole run is done.
+        await runInTransaction(db, (trx) =>
+          recordAdvisoriesImported(trx, apiUrl, adminActor, parentUid, result),
+        );
+      }
     }
     for (const file of unknown) {
       summary.rejected++;

@@ -7,6 +7,8 @@ export interface StoreTools {
   /** The migrations this run applied. */
   applied: string[];
   config: LadingConfig;
+  /** The API URL the server uses (--api-url, else from --api-listen): Ce-Source of events. */
+  apiUrl: string;
   store: MetadataStore;
   tokens: TokenIssuer;
 }

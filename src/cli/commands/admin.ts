@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { bootstrapOrganisation } from "../../app/index.ts";
+import { adminActor, bootstrapOrganisation } from "../../app/index.ts";
 import { createTokenIssuer, ensureBuiltInRoles } from "../../auth/index.ts";
 import { type LadingConfig, urlForAddress } from "../../config/index.ts";
 import { createMetadataStore, type MetadataStore } from "../../store/metadata/index.ts";
@@ -50,7 +50,7 @@ async function withStore(
     const applied = await store.migrate();
     await ensureBuiltInRoles(store.db);
     const tokens = createTokenIssuer({ db: store.db, issuerUrl: apiUrlOf(config) });
-    await work({ applied, config, store, tokens });
+    await work({ applied, config, apiUrl: apiUrlOf(config), store, tokens });
     return 0;
   } finally {
     await store.close();
@@ -78,9 +78,12 @@ const bootstrap: LocalVerbNode = {
   ],
   examples: ["lading admin bootstrap --org acme --data-dir ./.lading"],
   run: (parsed, out) =>
-    withStore(parsed, async ({ config, store, tokens }) => {
+    withStore(parsed, async ({ config, apiUrl, store, tokens }) => {
       const first = await hasNoOrganisations(store);
-      const result = await bootstrapOrganisation(store.db, flagText(parsed, "org") ?? "");
+      const result = await bootstrapOrganisation(store.db, flagText(parsed, "org") ?? "", {
+        apiUrl,
+        actor: adminActor,
+      });
       if (first) {
         // A first organisation is right on a new install and wrong when the server runs on
         // another store: say which store this was, once, where a script does not parse it.
@@ -90,7 +93,7 @@ const bootstrap: LocalVerbNode = {
       }
       const token = await tokens.mint({
         subject: result.identityUid,
-        audience: apiUrlOf(config),
+        audience: apiUrl,
         ttlSeconds: 3600,
       });
       out.stdout.write(`${JSON.stringify({ ...result, token })}\n`);

@@ -1,3 +1,6 @@
+import { recordBlobDeleted } from "../../events/index.ts";
+import { runInTransaction } from "../../store/metadata/index.ts";
+import { clientOf } from "./event-client.ts";
 import { requireFreeTier } from "./free-tier.ts";
 import { num, type OciContext, type OciRequest, sendStream } from "./oci-context.ts";
 import { OciError, ociError } from "./oci-error.ts";
@@ -81,20 +84,32 @@ export async function getBlob(ctx: OciContext, r: OciRequest, route: BlobRoute) 
 }
 
 /**
- * DELETE `/v2/<name>/blobs/<digest>`: unlinks the blob from the repo. The content stays in the
+ * DELETE `/v2/<name>/blobs/<digest>`: unlinks the blob from the repo and records
+ * `dev.lading.registry.blob.deleted.v1` in the same transaction. The content stays in the
  * store while other repos link it.
  */
 export async function deleteBlob(ctx: OciContext, r: OciRequest, route: BlobRoute) {
-  const { target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, ["delete"]);
+  const { caller, target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, [
+    "delete",
+  ]);
   const repo = target.repo;
   if (!repo) throw ociError(404, "NAME_UNKNOWN", `repository ${route.name} is not known`);
-  const gone = await ctx.db
-    .deleteFrom("repo_blobs")
-    .where("repo_uid", "=", repo.uid)
-    .where("digest", "=", route.digest)
-    .executeTakeFirst();
-  if (Number(gone.numDeletedRows) === 0) {
-    throw ociError(404, "BLOB_UNKNOWN", `blob ${route.digest} is not known`);
-  }
+  const client = clientOf(caller, r);
+  await runInTransaction(ctx.db, async (db) => {
+    const gone = await db
+      .deleteFrom("repo_blobs")
+      .where("repo_uid", "=", repo.uid)
+      .where("digest", "=", route.digest)
+      .executeTakeFirst();
+    if (Number(gone.numDeletedRows) === 0) {
+      throw ociError(404, "BLOB_UNKNOWN", `blob ${route.digest} is not known`);
+    }
+    await recordBlobDeleted(db, ctx.registryUrl, {
+      repo,
+      repository: route.name,
+      digest: route.digest,
+      client,
+    });
+  });
   await sendStream(r.res, 202, { "content-length": 0 }, undefined);
 }
