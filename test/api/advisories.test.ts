@@ -5,6 +5,7 @@ import {
   importFeed,
   importFormats,
 } from "../../src/vulnerabilities/index.ts";
+import { generateAdvisoryDocuments } from "../support/advisory-documents.ts";
 import { advisoryYaml, detectedThenFixed } from "../support/advisory-yaml.ts";
 import { failed, type Loose, matrix, ok, timestamp, violations } from "../support/matrix.ts";
 import { type SecurityApi, securityApi } from "../support/security-api.ts";
@@ -455,5 +456,21 @@ matrix("Advisories", (h) => {
     const after = await list({ query: "zlib-ng" });
     assert.equal(Number(after.totalCount), before + 1);
     assert.deepEqual(advisoryIds(after), [laterId]);
+  });
+
+  it("takes an import of over 1,000 advisories in one call (statistics refreshed after the commit)", async () => {
+    const sub = ok(await h.api.create("groups", org, { name: `bulk-${h.transport}` }))
+      .uid as string;
+    const documents = generateAdvisoryDocuments(1100, 21).map((d) => ({
+      name: `${d.name}.advisories.yaml`,
+      content: d.text,
+    }));
+    const imported = ok(
+      await api.importAdvisories({ parent: sub, format: "IMPORT_FORMAT_ADVISORIES", documents }),
+    );
+    assert.deepEqual(imported.rejections ?? [], []);
+    assert.ok(Number(imported.created) >= 1000, `created ${imported.created}`);
+    const listed = await list({ "uidp.descendants_of": sub, page_size: 1 });
+    assert.equal(listed.totalCount, imported.created);
   });
 });

@@ -117,6 +117,11 @@ class AmbientDriver implements Driver {
     else task();
   }
 
+  /** Whether the calling context is inside an ambient transaction. */
+  active(): boolean {
+    return this.#context.getStore()?.active === true;
+  }
+
   /** Runs `work` in a transaction that every query of its async context joins. */
   async run<T>(work: () => Promise<T>): Promise<T> {
     if (this.#context.getStore()?.active) return work();
@@ -214,6 +219,11 @@ export async function runInTransaction<DB, T>(
   const driver = dialects.get(db)?.driver;
   if (!driver) return db.transaction().execute((trx) => work(trx));
   return driver.run(() => work(db));
+}
+
+/** Whether the calling context runs inside a runInTransaction of `db`. */
+export function inTransaction(db: object): boolean {
+  return dialects.get(db)?.driver?.active() ?? false;
 }
 
 /**

@@ -1,4 +1,4 @@
-export { afterCommit, runInTransaction } from "./ambient-transactions.ts";
+export { afterCommit, inTransaction, runInTransaction } from "./ambient-transactions.ts";
 export type * from "./events-schema.ts";
 export type * from "./libraries-schema.ts";
 export * from "./metadata-store.ts";

@@ -1,5 +1,5 @@
 import { type Kysely, PostgresAdapter, sql } from "kysely";
-import type { MetadataSchema } from "../../store/metadata/index.ts";
+import { afterCommit, inTransaction, type MetadataSchema } from "../../store/metadata/index.ts";
 import type {
   AdvisoryRecord,
   FeedInput,
@@ -79,7 +79,10 @@ export async function importFeed(
   await flush();
   if (options.finish) await writer.finish(options.knownDocuments);
   if (summary.created + summary.updated + summary.withdrawn >= analyzeAfter) {
-    await refreshStatistics(db);
+    // VACUUM cannot run in a transaction block: inside a caller's transaction (an API import,
+    // which the events outbox wraps in one) the refresh waits for the commit.
+    if (!inTransaction(db)) await refreshStatistics(db);
+    else afterCommit(db, () => void refreshStatistics(db).catch(() => undefined));
   }
   return { summary, documents: writer.documents };
 }
