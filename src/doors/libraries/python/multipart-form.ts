@@ -212,15 +212,15 @@ function parsePartHeaders(text: string): {
   if (kind.trim().toLowerCase() !== "form-data") return { error: "a part is not form-data" };
   const paramText = semi < 0 ? "" : disposition.slice(semi + 1);
   const params = new Map<string, string>();
-  // Quoted strings may contain ";": one linear, sticky pass over `key=value` and `key="…"`.
-  const pattern = /\s*([A-Za-z*]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))\s*;?/y;
+  // Quoted values may contain ";". They are taken literally: clients percent-encode `"` and
+  // never backslash-escape (RFC 7578 §4.2), so a `\` stays in the name to be refused.
+  const pattern = /\s*([A-Za-z*]+)\s*=\s*(?:"([^"]*)"|([^;]*))\s*;?/y;
   for (
     let m = pattern.exec(paramText);
     m !== null && m[0].length > 0;
     m = pattern.exec(paramText)
   ) {
-    const value = m[2] !== undefined ? m[2].replace(/\\(.)/g, "$1") : m[3].trim();
-    params.set(m[1].toLowerCase(), value);
+    params.set(m[1].toLowerCase(), m[2] ?? m[3].trim());
   }
   const name = params.get("name");
   if (!name) return { error: "a part has no name" };

@@ -67,9 +67,17 @@ export interface SimplePage {
   versions: string[];
 }
 
+const entities: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
 /** Escapes text for an HTML attribute or element. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return text.replace(/[&<>"']/g, (c) => entities[c] ?? c);
 }
 
 const head = (title: string) =>
