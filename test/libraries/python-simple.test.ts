@@ -84,7 +84,15 @@ for (const pair of registryPairs) {
       const res = await get("/simple/foo-bar-baz/", { accept: pipAccept });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get("content-type"), "application/vnd.pypi.simple.v1+json");
+      // fetch, like pip, accepts gzip: the cached page goes out compressed.
+      assert.equal(res.headers.get("content-encoding"), "gzip");
       const page = (await res.json()) as JsonPage;
+      const identity = await get("/simple/foo-bar-baz/", {
+        accept: pipAccept,
+        "accept-encoding": "identity",
+      });
+      assert.equal(identity.headers.get("content-encoding"), null);
+      assert.deepEqual(await identity.json(), page);
       assert.equal(page.meta["api-version"], "1.1");
       assert.equal(page.name, "Foo.Bar_baz");
       assert.deepEqual(page.versions, ["1.0", "1.2rc1", "1.10"]);
@@ -143,7 +151,7 @@ for (const pair of registryPairs) {
       const first = await get("/simple/foo-bar-baz/", { accept: pipAccept });
       const etag = first.headers.get("etag") ?? "";
       assert.ok(etag);
-      assert.equal(first.headers.get("vary"), "Accept, Authorization");
+      assert.equal(first.headers.get("vary"), "Accept, Accept-Encoding, Authorization");
       const same = await get("/simple/foo-bar-baz/", { accept: pipAccept, "if-none-match": etag });
       assert.equal(same.status, 304);
       const html = await get("/simple/foo-bar-baz/", { "if-none-match": etag });

@@ -10,7 +10,7 @@ import { sendStream } from "../../oci/oci-context.ts";
 import type { LibraryCaller, LibraryContext, LibraryRequest } from "../library-context.ts";
 import { uploadPython } from "./python-upload.ts";
 import { indexHtml, indexJson, negotiateSimple, simpleJson } from "./simple-format.ts";
-import { createSimplePages } from "./simple-pages.ts";
+import { createSimplePages, type PageBody, pageBody } from "./simple-pages.ts";
 
 /** The project page cache of each server (keyed by its database handle). */
 const pagesOf = new WeakMap<Kysely<MetadataSchema>, ReturnType<typeof createSimplePages>>();
@@ -67,24 +67,42 @@ function redirect(r: LibraryRequest, path: string): void {
   r.res.end();
 }
 
-/** Sends a Simple API page in the negotiated format, or 304 when the client has it. */
-function sendPage(r: LibraryRequest, type: string, body: Buffer, etag?: string): void {
+/**
+ * Sends a Simple API page in the negotiated format, gzipped when the client accepts it, or 304
+ * when the client has it.
+ */
+function sendPage(r: LibraryRequest, type: string, page: PageBody, etag?: string): void {
   const { res } = r;
+  const gzipped = acceptsGzip(r.req.headers["accept-encoding"]);
+  const body = gzipped ? page.gzip : page.plain;
   res.setHeader("content-type", type === simpleJson ? type : `${type}; charset=utf-8`);
-  res.setHeader("vary", "Accept, Authorization");
+  res.setHeader("vary", "Accept, Accept-Encoding, Authorization");
   res.setHeader("cache-control", "max-age=0, must-revalidate");
   if (etag) {
-    res.setHeader("etag", etag);
-    if (r.req.headers["if-none-match"] === etag) {
+    const tagged = gzipped ? `${etag.slice(0, -1)}-gz"` : etag;
+    res.setHeader("etag", tagged);
+    if (r.req.headers["if-none-match"] === tagged) {
       res.statusCode = 304;
       res.end();
       return;
     }
   }
   res.statusCode = 200;
+  if (gzipped) res.setHeader("content-encoding", "gzip");
   res.setHeader("content-length", body.length);
   if (r.method === "HEAD") res.end();
   else res.end(body);
+}
+
+/** Whether an Accept-Encoding header admits gzip (`gzip` or `*`, without q=0). */
+function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  return header.split(",", 32).some((item) => {
+    const [coding = "", ...params] = item.split(";");
+    const name = coding.trim().toLowerCase();
+    if (name !== "gzip" && name !== "*") return false;
+    return !params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/i.test(p));
+  });
 }
 
 function negotiate(r: LibraryRequest) {
@@ -110,7 +128,7 @@ async function serveIndex(ctx: LibraryContext, r: LibraryRequest, caller: Librar
     .execute();
   const projects = rows.map((row): [string, string] => [row.name, row.display_name]);
   const body = type === simpleJson ? indexJson(projects) : indexHtml(projects);
-  sendPage(r, type, Buffer.from(body));
+  sendPage(r, type, await pageBody(body));
 }
 
 /** One project's files; a name not in PEP 503 normal form redirects to the one that is. */
