@@ -94,7 +94,7 @@ for (const pair of registryPairs) {
       assert.equal(identity.headers.get("content-encoding"), null);
       assert.deepEqual(await identity.json(), page);
       assert.equal(page.meta["api-version"], "1.1");
-      assert.equal(page.name, "Foo.Bar_baz");
+      assert.equal(page.name, "foo-bar-baz");
       assert.deepEqual(page.versions, ["1.0", "1.2rc1", "1.10"]);
       const old = page.files.find((f) => f.filename === wheels.old.filename);
       assert.ok(old);

@@ -83,7 +83,7 @@ for (const pair of registryPairs) {
         versions: string[];
         files: { filename: string }[];
       };
-      assert.equal(json.name, "Two_Files");
+      assert.equal(json.name, "two-files");
       assert.deepEqual(json.versions, ["1.0"]);
       assert.deepEqual(
         json.files.map((f) => f.filename).sort(),

@@ -62,6 +62,9 @@ export interface SimpleFile {
 
 /** A project page's content. */
 export interface SimplePage {
+  /** PEP 503-normalised: the JSON `name` (PEP 691). */
+  project: string;
+  /** As first published: the HTML title. */
   name: string;
   files: SimpleFile[];
   versions: string[];
@@ -99,7 +102,7 @@ export function projectHtml(page: SimplePage): string {
 export function projectJson(page: SimplePage): string {
   return JSON.stringify({
     meta: { "api-version": apiVersion },
-    name: page.name,
+    name: page.project,
     versions: page.versions,
     files: page.files.map((f) => ({
       filename: f.filename,

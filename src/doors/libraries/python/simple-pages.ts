@@ -118,6 +118,7 @@ async function readPage(
     .execute();
   const project = normalizePythonName(name);
   return {
+    project,
     name,
     versions: versions.map((v) => v.version),
     files: files.map((f): SimpleFile => {
