@@ -50,7 +50,11 @@ async function pageRate(target: RegistryTarget, path: string, total: number): Pr
   const worker = async () => {
     while (issued < total) {
       issued++;
-      const answer = await send(target, "GET", path, undefined, { accept: pipAccept });
+      // pip's own headers: the Simple API types, and gzip (requests asks for it by default).
+      const answer = await send(target, "GET", path, undefined, {
+        accept: pipAccept,
+        "accept-encoding": "gzip, deflate",
+      });
       if (answer.status !== 200) throw new Error(`${path}: HTTP ${answer.status}`);
     }
   };
