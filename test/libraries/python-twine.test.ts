@@ -66,7 +66,8 @@ for (const pair of registryPairs) {
       await r?.close();
     });
 
-    const upload = (...extra: string[]) =>
+    /** `twine upload` of the test files to acme with `password`, and `extra` options. */
+    const upload = (extra: string[] = [], password = r.ownerToken) =>
       twine(
         "upload",
         "--repository-url",
@@ -74,7 +75,7 @@ for (const pair of registryPairs) {
         "-u",
         "_token",
         "-p",
-        r.ownerToken,
+        password,
         ...extra,
         ...files,
       );
@@ -105,22 +106,13 @@ for (const pair of registryPairs) {
       const again = await upload();
       assert.equal(again.ok, false);
       assert.match(again.out, /409|Conflict/);
-      const skipped = await upload("--skip-existing");
+      const skipped = await upload(["--skip-existing"]);
       assert.ok(skipped.ok, skipped.out);
       assert.match(skipped.out, /Skipping/);
     });
 
     it("is refused with a wrong password", async () => {
-      const denied = await twine(
-        "upload",
-        "--repository-url",
-        `${r.registryUrl}/python/acme/`,
-        "-u",
-        "_token",
-        "-p",
-        "wrong",
-        files[0],
-      );
+      const denied = await upload([], "wrong");
       assert.equal(denied.ok, false);
       assert.match(denied.out, /401|403|Invalid or non-existent authentication/);
     });
