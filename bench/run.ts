@@ -1,5 +1,6 @@
 import { measureAdvisories } from "./advisory-bench.ts";
 import { measureEvents } from "./events-bench.ts";
+import { measurePythonRepository } from "./library-python-bench.ts";
 import { measureListLatency } from "./list-latency.ts";
 import { measurePullEvents } from "./pull-events-bench.ts";
 import { measureRegistry } from "./registry-bench.ts";
@@ -10,7 +11,7 @@ import { measureVulnReports } from "./vuln-report-bench.ts";
  * `npm run bench`: list latency (Platform core) and registry throughput (Registry), printing
  * every number, the ratio to Distribution where it is installed, and whether each target is met.
  * `npm run bench -- lists`, `-- registry`, `-- pull-events`, `-- advisories`, `-- sbom`,
- * `-- reports` or `-- events` runs one part.
+ * `-- reports`, `-- events` or `-- libraries` runs one part.
  */
 const only = process.argv[2];
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -126,3 +127,17 @@ if (!only || only === "events") {
     );
   }
 }
+
+// --- libraries (issue 14): one block, each ecosystem's part inside it ---
+if (!only || only === "libraries") {
+  const rows = [...(await measurePythonRepository(log))];
+  console.log(
+    "\nlibraries workload                          value                                   target",
+  );
+  for (const r of rows) {
+    console.log(
+      `${r.workload.padEnd(43)} ${r.value.padEnd(39)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
+    );
+  }
+}
+// --- end libraries ---

@@ -1,0 +1,100 @@
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGunzip } from "node:zlib";
+import tar from "tar-stream";
+import { normalizePythonName, normalizePythonVersion } from "../../../libraries/index.ts";
+import type { BlobStore } from "../../../store/blobs/index.ts";
+import type { PythonFileKind } from "./python-file-name.ts";
+import { readZipDirectory, readZipMember } from "./zip-directory.ts";
+
+/** Largest METADATA file read from a wheel (it carries the long description). */
+const maxMetadataBytes = 16 * 1024 * 1024;
+/** A gzip that expands beyond this many times its size is refused, not unpacked on. */
+const maxExpansion = 200;
+
+/** What a distribution's own metadata declares, where it was read. */
+export interface DistributionFacts {
+  requiresPython?: string;
+}
+
+/**
+ * Checks a stored distribution: a wheel must be a zip archive with one `*.dist-info/METADATA`
+ * naming `project` at `version`; an sdist a readable gzip tar or zip archive. Returns what the
+ * wheel's metadata declares, or why the file is refused.
+ */
+export async function checkDistribution(
+  blobs: BlobStore,
+  file: { digest: string; size: number; filename: string; kind: PythonFileKind },
+  project: string,
+  version: string,
+): Promise<{ value?: DistributionFacts; error?: string }> {
+  if (file.kind === "sdist" && file.filename.toLowerCase().endsWith(".tar.gz")) {
+    const error = await checkTarGz(blobs, file.digest, file.size);
+    return error === undefined ? { value: {} } : { error: `${file.filename}: ${error}` };
+  }
+  const dir = await readZipDirectory(blobs, file.digest, file.size);
+  if (dir.error !== undefined) return { error: `${file.filename}: ${dir.error}` };
+  if (file.kind === "sdist") return { value: {} };
+  const metadata = (dir.value ?? []).filter((e) => /^[^/]+\.dist-info\/METADATA$/.test(e.name));
+  if (metadata.length !== 1) {
+    return {
+      error: `wheel ${file.filename} has ${metadata.length} *.dist-info/METADATA files, not one`,
+    };
+  }
+  const bytes = await readZipMember(blobs, file.digest, metadata[0], maxMetadataBytes);
+  if (bytes.error !== undefined) return { error: `wheel ${file.filename}: ${bytes.error}` };
+  const headers = parseMetadataHeaders(bytes.value?.toString("utf8") ?? "");
+  const name = headers.get("name") ?? "";
+  if (normalizePythonName(name) !== project) {
+    return { error: `wheel ${file.filename}: METADATA names project "${name}", not ${project}` };
+  }
+  const declared = headers.get("version") ?? "";
+  if (normalizePythonVersion(declared).value !== version) {
+    return {
+      error: `wheel ${file.filename}: METADATA names version "${declared}", not ${version}`,
+    };
+  }
+  return { value: { requiresPython: headers.get("requires-python") } };
+}
+
+/** The first value of each header of a core metadata file (RFC 822 style), keys lower case. */
+function parseMetadataHeaders(text: string): Map<string, string> {
+  const headers = new Map<string, string>();
+  for (const line of text.split(/\r?\n/)) {
+    if (line === "") break;
+    const colon = line.indexOf(":");
+    if (colon <= 0 || line[0] === " " || line[0] === "\t") continue;
+    const key = line.slice(0, colon).trim().toLowerCase();
+    if (!headers.has(key)) headers.set(key, line.slice(colon + 1).trim());
+  }
+  return headers;
+}
+
+/** Reads a gzip tar through to its end; undefined when it is one, else why not. */
+async function checkTarGz(blobs: BlobStore, digest: string, size: number) {
+  const limit = Math.max(64 * 1024 * 1024, size * maxExpansion);
+  let expanded = 0;
+  const bound = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      expanded += chunk.length;
+      if (expanded > limit) done(new Error(`expands beyond ${limit} bytes`));
+      else done(null, chunk);
+    },
+  });
+  const extract = tar.extract();
+  let entries = 0;
+  const reading = (async () => {
+    for await (const entry of extract) {
+      entries++;
+      entry.resume();
+    }
+  })();
+  try {
+    await Promise.all([pipeline(await blobs.get(digest), createGunzip(), bound, extract), reading]);
+  } catch (error) {
+    extract.destroy();
+    await reading.catch(() => undefined);
+    return `not a gzip tar archive (${(error as Error).message})`;
+  }
+  return entries === 0 ? "the tar archive is empty" : undefined;
+}
