@@ -16,15 +16,33 @@ export async function packTarball(files: Record<string, string>): Promise<Buffer
   return gzipSync(Buffer.concat(chunks));
 }
 
+/** One version's manifest in a publish body. */
+export interface PublishManifest {
+  name: string;
+  version: string;
+  dist: { shasum?: string; integrity?: string; tarball?: string };
+  [field: string]: unknown;
+}
+
+/** The body of `npm publish`, loosely typed so tests can break it. */
+export interface PublishDocument {
+  _id?: string;
+  name: string;
+  "dist-tags": Record<string, string>;
+  versions: Record<string, PublishManifest>;
+  _attachments: Record<string, { content_type: string; data: string; length: number }>;
+  [field: string]: unknown;
+}
+
 /** The body `npm publish` sends for one version of `name` with `tgz`; `edit` changes it. */
 export function publishDocument(
   name: string,
   version: string,
   tgz: Buffer,
-  edit: (doc: Record<string, any>) => void = () => {},
-): Record<string, any> {
+  edit: (doc: PublishDocument) => void = () => {},
+): PublishDocument {
   const file = `${name}-${version}.tgz`;
-  const doc: Record<string, any> = {
+  const doc: PublishDocument = {
     _id: name,
     name,
     description: "test package",

@@ -31,7 +31,8 @@ export function sendNpmBytes(
 export async function readSmallJson(r: LibraryRequest, limit: number): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of r.req as AsyncIterable<Buffer>) {
+  // An early stop must not destroy the request: the answer would then never reach the client.
+  for await (const chunk of r.req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > limit) throw new LibraryError(413, `the body exceeds ${limit} bytes`);
     chunks.push(chunk);

@@ -56,7 +56,10 @@ export async function publishPackage(
   let attachment: OpenAttachment | undefined;
   let doc: unknown;
   try {
-    doc = await readPublishBody(r.req as AsyncIterable<Buffer>, {
+    // Stopping early must leave the request alone: the door answers and the listener drains
+    // the rest, where a destroyed request would reset the connection before the answer.
+    const body = r.req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>;
+    doc = await readPublishBody(body, {
       maxBodyBytes,
       maxDocumentBytes,
       maxDepth,
