@@ -17,7 +17,7 @@ export function createBase64Decoder(): {
   return {
     push(text) {
       if (text.length === 0) return Buffer.alloc(0);
-      if (padded) throw refuse("text after the padding");
+      if (padded && carry === "") throw refuse("text after the padding");
       const s = carry + text.toString("latin1");
       if (notBase64.test(s)) throw refuse("a character outside the base64 alphabet");
       const pad = s.indexOf("=");
