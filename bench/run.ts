@@ -1,5 +1,6 @@
 import { measureAdvisories } from "./advisory-bench.ts";
 import { measureEvents } from "./events-bench.ts";
+import { measureNpmPackuments } from "./library-npm-bench.ts";
 import { measureListLatency } from "./list-latency.ts";
 import { measurePullEvents } from "./pull-events-bench.ts";
 import { measureRegistry } from "./registry-bench.ts";
@@ -10,7 +11,7 @@ import { measureVulnReports } from "./vuln-report-bench.ts";
  * `npm run bench`: list latency (Platform core) and registry throughput (Registry), printing
  * every number, the ratio to Distribution where it is installed, and whether each target is met.
  * `npm run bench -- lists`, `-- registry`, `-- pull-events`, `-- advisories`, `-- sbom`,
- * `-- reports` or `-- events` runs one part.
+ * `-- reports`, `-- events` or `-- libraries` runs one part.
  */
 const only = process.argv[2];
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -125,4 +126,18 @@ if (!only || only === "events") {
       `${r.store.padEnd(9)} ${r.workload.padEnd(35)} ${String(r.events).padEnd(7)} ${String(r.deliveries).padEnd(11)} ${(r.events / r.seconds).toFixed(0).padEnd(9)} ${(r.deliveries / r.seconds).toFixed(0)}`,
     );
   }
+}
+
+if (!only || only === "libraries") {
+  // --- libraries: npm (issue 14, JavaScript) -------------------------------------------------
+  const npmRows = await measureNpmPackuments(log);
+  console.log(
+    "\nnpm workload                                          rate          bytes   target",
+  );
+  for (const r of npmRows) {
+    console.log(
+      `${r.workload.padEnd(53)} ${`${r.rate.toFixed(0)} req/s`.padEnd(13)} ${String(r.bytes).padEnd(7)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
+    );
+  }
+  // --- end of libraries: npm -------------------------------------------------------------------
 }

@@ -45,17 +45,18 @@ export async function servePackument(
   const artifact = await readArtifact(ctx, caller.orgUid, name);
   const baseUrl = r.baseUrl;
   const packuments = await cache.get(artifact, () => buildPackuments(ctx.db, artifact, baseUrl));
-  const accept = r.req.headers.accept ?? "";
-  const abbreviated = accept.includes(abbreviatedType);
-  const body = abbreviated ? packuments.abbreviated : packuments.full;
-  const etag = abbreviated ? packuments.abbreviatedTag : packuments.fullTag;
-  const headers = {
+  const abbreviated = (r.req.headers.accept ?? "").includes(abbreviatedType);
+  const form = abbreviated ? packuments.abbreviated : packuments.full;
+  const gzip = acceptsGzip(r.req.headers["accept-encoding"]);
+  const { body, etag } = gzip ? form.gzip : form.plain;
+  const headers: Record<string, string> = {
     "content-type": abbreviated ? abbreviatedType : "application/json",
     etag,
     // Each request re-checks the row; a private organisation's document stays out of shared caches.
     "cache-control": "private, no-cache",
-    vary: "accept, authorization",
+    vary: "accept, accept-encoding, authorization",
   };
+  if (gzip) headers["content-encoding"] = "gzip";
   if (matches(r.req.headers["if-none-match"], etag)) {
     r.res.statusCode = 304;
     for (const [header, value] of Object.entries(headers)) r.res.setHeader(header, value);
@@ -91,6 +92,16 @@ export async function serveTarball(
     return;
   }
   await sendStream(r.res, 200, headers, await ctx.blobs.get(file.digest));
+}
+
+/** True when the client takes gzip (npm sends `gzip,deflate`); `q=0` refuses it. */
+function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  return header.split(",").some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(";");
+    if (coding.trim() !== "gzip" && coding.trim() !== "*") return false;
+    return !params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(p));
+  });
 }
 
 /** True when an If-None-Match header names `etag` (or is `*`). */

@@ -1,10 +1,20 @@
 import { createHash } from "node:crypto";
+import { promisify } from "node:util";
+import { gzip } from "node:zlib";
 import type { PackumentArtifact, Packuments } from "./packument.ts";
 
-/** Encoded packuments with their entity tags. */
-export interface CachedPackuments extends Packuments {
-  fullTag: string;
-  abbreviatedTag: string;
+const gzipped = promisify(gzip);
+
+/** One packument form as sent: plain and gzip-encoded, each with its entity tag. */
+export interface PackumentVariants {
+  plain: { body: Buffer; etag: string };
+  gzip: { body: Buffer; etag: string };
+}
+
+/** Both packument forms, ready to send. */
+export interface CachedPackuments {
+  full: PackumentVariants;
+  abbreviated: PackumentVariants;
 }
 
 /** Options of {@link createPackumentCache}. */
@@ -50,12 +60,15 @@ export function createPackumentCache(options: PackumentCacheOptions = {}) {
         return hit.value;
       }
       drop(artifact.uid);
-      const entry = { state, bytes: 0, value: build().then(withTags) };
+      const entry = { state, bytes: 0, value: build().then(encode) };
       entries.set(artifact.uid, entry);
       entry.value.then(
         (value) => {
           if (entries.get(artifact.uid) !== entry) return;
-          entry.bytes = value.full.length + value.abbreviated.length;
+          entry.bytes = [value.full, value.abbreviated].reduce(
+            (sum, v) => sum + v.plain.body.length + v.gzip.body.length,
+            0,
+          );
           bytes += entry.bytes;
           for (const uid of entries.keys()) {
             if (bytes <= maxBytes) break;
@@ -73,7 +86,19 @@ export function createPackumentCache(options: PackumentCacheOptions = {}) {
 
 export type PackumentCache = ReturnType<typeof createPackumentCache>;
 
-function withTags(p: Packuments): CachedPackuments {
-  const tag = (b: Buffer) => `"${createHash("sha256").update(b).digest("base64url").slice(0, 27)}"`;
-  return { ...p, fullTag: tag(p.full), abbreviatedTag: tag(p.abbreviated) };
+/**
+ * Encodes a form once per state: npm asks with `Accept-Encoding: gzip`, and a 500-version
+ * packument of ~200 KiB compresses some tenfold, so the gzip bytes are kept beside the plain.
+ */
+async function variants(body: Buffer): Promise<PackumentVariants> {
+  const tag = createHash("sha256").update(body).digest("base64url").slice(0, 27);
+  return {
+    plain: { body, etag: `"${tag}"` },
+    gzip: { body: await gzipped(body), etag: `"${tag}-gz"` },
+  };
+}
+
+async function encode(p: Packuments): Promise<CachedPackuments> {
+  const [full, abbreviated] = await Promise.all([variants(p.full), variants(p.abbreviated)]);
+  return { full, abbreviated };
 }

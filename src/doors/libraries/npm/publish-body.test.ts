@@ -32,9 +32,9 @@ async function read(pieces: Buffer[], options: Partial<PublishBodyOptions> = {})
 }
 
 const sample = {
-  _id: "a\"b",
-  "n\\a\"me": "x\\\"y\u00e9\ud83d\ude00",
-  versions: { "1.0.0": { name: "p", list: [1, { data: "not an attachment" }], "q\"": null } },
+  _id: 'a"b',
+  'n\\a"me': 'x\\"y\u00e9\ud83d\ude00',
+  versions: { "1.0.0": { name: "p", list: [1, { data: "not an attachment" }], 'q"': null } },
   "dist-tags": { latest: "1.0.0" },
   _attachments: { "p-1.0.0.tgz": { content_type: "x", data: "QUJDRA==", length: 4 } },
   after: [true, false, -1.5e3],
