@@ -142,6 +142,8 @@ export function publishVersion(
     }
     if (!existing) await rerank(trx, uid, request, time);
     if (request.distTags && request.distTags.length > 0) {
+      // rerank wrote the artifact row, which stays locked (PostgreSQL) until commit: a
+      // concurrent dist-tag change waits instead of losing this one.
       const row = await trx
         .selectFrom("library_artifacts")
         .select("dist_tags")

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { npm } from "../support/npm-packages.ts";
 import {
   type RegistryTestServer,
@@ -13,6 +14,8 @@ import {
 } from "../support/registry-server.ts";
 
 const run = promisify(execFile);
+/** The built-in role `libraries.javascript.pull`. */
+const javascriptPull = "820859d8194d020efa7aa5b1936e40fcf8195fe3";
 
 /** The real npm CLI (system npm on the system Node) against Lading's npm registry. */
 for (const pair of registryPairs) {
@@ -135,6 +138,60 @@ for (const pair of registryPairs) {
       const who = (await npm(dir, npmrc, ["whoami"])).stdout.trim();
       assert.equal(who, r.server.org.identityUid);
       await npm(dir, npmrc, ["ping"]);
+    });
+
+    it("installs with a pull token as _auth, which cannot publish", async () => {
+      const api = async (path: string, body: unknown) => {
+        const res = await fetch(`${r.server.apiUrl}${path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${r.server.org.token}` },
+          body: JSON.stringify(body),
+        });
+        assert.equal(res.status, 200);
+        return (await res.json()) as { uid: string };
+      };
+      const issuer = "https://npm-pull.invalid";
+      const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
+      const jwk = { ...(await exportJWK(publicKey)), kid: "npm", alg: "ES256", use: "sig" };
+      const identity = await api(`/iam/v2/identities/${r.server.org.groupUid}`, {
+        name: "npm pull token",
+        staticKeys: { issuer, subject: "npm", issuerKeys: JSON.stringify({ keys: [jwk] }) },
+      });
+      await api(`/iam/v2/roleBindings/${r.server.org.groupUid}`, {
+        identityUid: identity.uid,
+        roleUid: javascriptPull,
+      });
+      const jwt = await new SignJWT({})
+        .setProtectedHeader({ alg: "ES256", kid: "npm" })
+        .setIssuer(issuer)
+        .setSubject("npm")
+        .setAudience(r.host)
+        .setIssuedAt()
+        .setExpirationTime("1h")
+        .sign(privateKey);
+      const pullRc = join(dir, "pull.npmrc");
+      const auth = Buffer.from(`${identity.uid}:${jwt}`).toString("base64");
+      const nerf = registry("acme").replace(/^http:/, "");
+      await writeFile(pullRc, `registry=${registry("acme")}\n${nerf}:_auth=${auth}\n`);
+      const project = join(dir, "pulled");
+      await mkdir(project);
+      await writeFile(
+        join(project, "package.json"),
+        JSON.stringify({ name: "pulled", version: "0.0.0" }),
+      );
+      await npm(project, pullRc, ["install", "hello-lading@1.0.0"]);
+      const { stdout } = await run(
+        process.execPath,
+        ["-e", 'console.log(require("hello-lading"))'],
+        {
+          cwd: project,
+        },
+      );
+      assert.equal(stdout.trim(), "hello-lading@1.0.0");
+      await assert.rejects(
+        npm(await packageDir("hello-lading", "3.0.0"), pullRc, ["publish"]),
+        /E403|libraries\.javascript\.create/,
+      );
     });
 
     it("installs from the public organisation without credentials, and not from acme", async () => {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { request } from "node:http";
+import { get as httpGet, type IncomingHttpHeaders, request } from "node:http";
 import { after, before, describe, it } from "node:test";
+import { gunzipSync } from "node:zlib";
 import { holder } from "../support/iam-fixtures.ts";
 import {
   type PublishDocument,
@@ -14,6 +15,32 @@ import {
   registryPairs,
   startRegistryServer,
 } from "../support/registry-server.ts";
+
+/** What the packument tests read of a packument. */
+interface PackumentJson {
+  description?: string;
+  "dist-tags": Record<string, string>;
+  time?: Record<string, string>;
+  versions: Record<
+    string,
+    {
+      _id?: string;
+      dist: { tarball: string; shasum: string; integrity: string; fileCount?: number };
+    }
+  >;
+}
+
+/** A GET through node:http, which (unlike fetch) leaves a gzip body as it came. */
+function rawGet(url: string, headers: Record<string, string>) {
+  return new Promise<{ headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+    httpGet(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on("error", reject);
+    }).on("error", reject);
+  });
+}
 
 /** The same document with `_attachments` first: the tarball arrives before its manifest. */
 const attachmentsFirst = (doc: PublishDocument) =>
@@ -192,13 +219,7 @@ for (const pair of registryPairs) {
         /attachment name/,
       );
       const first = publishDocument("trav", "1.0.0", tgz, rename);
-      await refused(
-        "trav",
-        "1.0.0",
-        attachmentsFirst(first),
-        400,
-        /attachment name/,
-      );
+      await refused("trav", "1.0.0", attachmentsFirst(first), 400, /attachment name/);
       const other = publishDocument("trav", "1.0.0", tgz, (d) => {
         d._attachments = { "evil.tgz": d._attachments["trav-1.0.0.tgz"] };
       });
@@ -280,15 +301,15 @@ for (const pair of registryPairs) {
         accept: "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*",
       });
       assert.equal(abbreviated.headers.get("content-type"), "application/vnd.npm.install-v1+json");
-      const short = (await abbreviated.json()) as Record<string, any>;
+      const short = (await abbreviated.json()) as PackumentJson;
       assert.deepEqual(Object.keys(short).sort(), ["dist-tags", "modified", "name", "versions"]);
       assert.deepEqual(Object.keys(short.versions["1.0.0"]).sort(), ["dist", "name", "version"]);
       const full = await get("/base");
       assert.equal(full.headers.get("content-type"), "application/json");
-      const long = (await full.json()) as Record<string, any>;
+      const long = (await full.json()) as PackumentJson;
       assert.equal(long.description, "test package");
       assert.equal(long.versions["1.0.0"]._id, "base@1.0.0");
-      assert.equal(long.time["1.0.0"], long.time.created);
+      assert.equal(long.time?.["1.0.0"], long.time?.created);
       const dist = long.versions["1.0.0"].dist;
       assert.deepEqual(short.versions["1.0.0"].dist, dist);
       assert.equal(dist.tarball, `${base()}/base/-/base-1.0.0.tgz`);
@@ -298,6 +319,19 @@ for (const pair of registryPairs) {
       const bytes = Buffer.from(await tgz.arrayBuffer());
       assert.equal(createHash("sha1").update(bytes).digest("hex"), dist.shasum);
       assert.equal(`sha512-${createHash("sha512").update(bytes).digest("base64")}`, dist.integrity);
+      // npm asks with gzip,deflate: the same document, compressed.
+      const plain = await rawGet(`${base()}/base`, {
+        ...bearer(r.ownerToken),
+        "accept-encoding": "identity",
+      });
+      const zipped = await rawGet(`${base()}/base`, {
+        ...bearer(r.ownerToken),
+        "accept-encoding": "gzip,deflate",
+      });
+      assert.equal(plain.headers["content-encoding"], undefined);
+      assert.equal(zipped.headers["content-encoding"], "gzip");
+      assert.deepEqual(gunzipSync(zipped.body), plain.body);
+      assert.notEqual(zipped.headers.etag, plain.headers.etag);
       const scoped = await get("/@acme%2fnothing");
       assert.equal(scoped.status, 404);
       assert.deepEqual(await scoped.json(), { error: "package @acme/nothing not found" });
@@ -321,7 +355,7 @@ for (const pair of registryPairs) {
       const moved = await get("/base", { ...bearer(r.ownerToken), "if-none-match": etag });
       assert.equal(moved.status, 200);
       assert.notEqual(moved.headers.get("etag"), etag);
-      assert.equal(((await moved.json()) as Record<string, any>)["dist-tags"].next, "1.0.0");
+      assert.equal(((await moved.json()) as PackumentJson)["dist-tags"].next, "1.0.0");
     });
   });
 }

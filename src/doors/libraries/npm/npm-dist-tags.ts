@@ -51,6 +51,14 @@ export async function serveDistTags(
   }
   const artifact = await readArtifact(ctx, caller.orgUid, name);
   const tags = await runInTransaction(ctx.db, async (trx) => {
+    // Writing the row first locks it (PostgreSQL) until commit, so two tag changes at once
+    // cannot both read the old tags and lose one of the writes.
+    const time = now();
+    await trx
+      .updateTable("library_artifacts")
+      .set({ update_time: time })
+      .where("uid", "=", artifact.uid)
+      .execute();
     const row = await trx
       .selectFrom("library_artifacts")
       .select("dist_tags")
@@ -73,7 +81,7 @@ export async function serveDistTags(
     }
     await trx
       .updateTable("library_artifacts")
-      .set({ dist_tags: JSON.stringify(current), update_time: now() })
+      .set({ dist_tags: JSON.stringify(current), update_time: time })
       .where("uid", "=", artifact.uid)
       .execute();
     return current;
