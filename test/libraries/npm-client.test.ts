@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { npm } from "../support/npm-packages.ts";
+import { createPullToken } from "../support/pull-token.ts";
 import {
   type RegistryTestServer,
   registryPairs,
@@ -14,6 +14,13 @@ import {
 } from "../support/registry-server.ts";
 
 const run = promisify(execFile);
+
+/** What the installed `modules` export, space-separated, as Node in `project` requires them. */
+async function requireIn(project: string, modules: string[]): Promise<string> {
+  const script = `console.log(${modules.map((m) => `require(${JSON.stringify(m)})`).join(", ")})`;
+  const { stdout } = await run(process.execPath, ["-e", script], { cwd: project });
+  return stdout.trim();
+}
 /** The built-in role `libraries.javascript.pull`. */
 const javascriptPull = "820859d8194d020efa7aa5b1936e40fcf8195fe3";
 
@@ -46,6 +53,15 @@ for (const pair of registryPairs) {
       return at;
     }
 
+    /** A new project folder with `specs` installed by npm with `rc`. */
+    async function installInto(name: string, rc: string, specs: string[]): Promise<string> {
+      const project = join(dir, name);
+      await mkdir(project);
+      await writeFile(join(project, "package.json"), JSON.stringify({ name, version: "0.0.0" }));
+      await npm(project, rc, ["install", ...specs]);
+      return project;
+    }
+
     before(async () => {
       r = await startRegistryServer(pair);
       dir = await mkdtemp(join(tmpdir(), "lading-npm-"));
@@ -66,19 +82,11 @@ for (const pair of registryPairs) {
         npmrc,
         ["publish", "--access", "public"],
       );
-      const project = join(dir, "project");
-      await mkdir(project);
-      await writeFile(
-        join(project, "package.json"),
-        JSON.stringify({ name: "project", version: "0.0.0", private: true }),
+      const project = await installInto("project", npmrc, ["@acme/greet@2.0.0"]);
+      assert.equal(
+        await requireIn(project, ["@acme/greet", "hello-lading"]),
+        "@acme/greet@2.0.0 hello-lading@1.1.0",
       );
-      await npm(project, npmrc, ["install", "@acme/greet@2.0.0"]);
-      const { stdout } = await run(
-        process.execPath,
-        ["-e", 'console.log(require("@acme/greet"), require("hello-lading"))'],
-        { cwd: project },
-      );
-      assert.equal(stdout.trim(), "@acme/greet@2.0.0 hello-lading@1.1.0");
       const view = JSON.parse((await npm(dir, npmrc, ["view", "hello-lading", "--json"])).stdout);
       assert.deepEqual(view.versions, ["1.0.0", "1.1.0"]);
       assert.equal(view["dist-tags"].latest, "1.1.0");
@@ -97,21 +105,8 @@ for (const pair of registryPairs) {
       const listed = (await npm(dir, npmrc, ["dist-tag", "ls", "hello-lading"])).stdout;
       assert.match(listed, /^latest: 1\.1\.0$/m);
       assert.match(listed, /^stable: 1\.0\.0$/m);
-      const project = join(dir, "tagged");
-      await mkdir(project);
-      await writeFile(
-        join(project, "package.json"),
-        JSON.stringify({ name: "tagged", version: "0.0.0" }),
-      );
-      await npm(project, npmrc, ["install", "hello-lading@stable"]);
-      const { stdout } = await run(
-        process.execPath,
-        ["-e", 'console.log(require("hello-lading"))'],
-        {
-          cwd: project,
-        },
-      );
-      assert.equal(stdout.trim(), "hello-lading@1.0.0");
+      const project = await installInto("tagged", npmrc, ["hello-lading@stable"]);
+      assert.equal(await requireIn(project, ["hello-lading"]), "hello-lading@1.0.0");
       await npm(dir, npmrc, ["dist-tag", "rm", "hello-lading", "stable"]);
       const after = (await npm(dir, npmrc, ["dist-tag", "ls", "hello-lading"])).stdout;
       assert.doesNotMatch(after, /stable/);
@@ -141,53 +136,14 @@ for (const pair of registryPairs) {
     });
 
     it("installs with a pull token as _auth, which cannot publish", async () => {
-      const api = async (path: string, body: unknown) => {
-        const res = await fetch(`${r.server.apiUrl}${path}`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${r.server.org.token}` },
-          body: JSON.stringify(body),
-        });
-        assert.equal(res.status, 200);
-        return (await res.json()) as { uid: string };
-      };
-      const issuer = "https://npm-pull.invalid";
-      const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
-      const jwk = { ...(await exportJWK(publicKey)), kid: "npm", alg: "ES256", use: "sig" };
-      const identity = await api(`/iam/v2/identities/${r.server.org.groupUid}`, {
-        name: "npm pull token",
-        staticKeys: { issuer, subject: "npm", issuerKeys: JSON.stringify({ keys: [jwk] }) },
-      });
-      await api(`/iam/v2/roleBindings/${r.server.org.groupUid}`, {
-        identityUid: identity.uid,
-        roleUid: javascriptPull,
-      });
-      const jwt = await new SignJWT({})
-        .setProtectedHeader({ alg: "ES256", kid: "npm" })
-        .setIssuer(issuer)
-        .setSubject("npm")
-        .setAudience(r.host)
-        .setIssuedAt()
-        .setExpirationTime("1h")
-        .sign(privateKey);
+      const identity = await createPullToken(r, javascriptPull);
+      const jwt = identity.jwt;
       const pullRc = join(dir, "pull.npmrc");
       const auth = Buffer.from(`${identity.uid}:${jwt}`).toString("base64");
       const nerf = registry("acme").replace(/^http:/, "");
       await writeFile(pullRc, `registry=${registry("acme")}\n${nerf}:_auth=${auth}\n`);
-      const project = join(dir, "pulled");
-      await mkdir(project);
-      await writeFile(
-        join(project, "package.json"),
-        JSON.stringify({ name: "pulled", version: "0.0.0" }),
-      );
-      await npm(project, pullRc, ["install", "hello-lading@1.0.0"]);
-      const { stdout } = await run(
-        process.execPath,
-        ["-e", 'console.log(require("hello-lading"))'],
-        {
-          cwd: project,
-        },
-      );
-      assert.equal(stdout.trim(), "hello-lading@1.0.0");
+      const project = await installInto("pulled", pullRc, ["hello-lading@1.0.0"]);
+      assert.equal(await requireIn(project, ["hello-lading"]), "hello-lading@1.0.0");
       await assert.rejects(
         npm(await packageDir("hello-lading", "3.0.0"), pullRc, ["publish"]),
         /E403|libraries\.javascript\.create/,
@@ -204,21 +160,8 @@ for (const pair of registryPairs) {
       await npm(await packageDir("open-lading", "0.1.0"), publicRc, ["publish"]);
       const anonymousRc = join(dir, "anonymous.npmrc");
       await writeFile(anonymousRc, `registry=${registry("public")}\n`);
-      const project = join(dir, "anonymous");
-      await mkdir(project);
-      await writeFile(
-        join(project, "package.json"),
-        JSON.stringify({ name: "anon", version: "0.0.0" }),
-      );
-      await npm(project, anonymousRc, ["install", "open-lading"]);
-      const { stdout } = await run(
-        process.execPath,
-        ["-e", 'console.log(require("open-lading"))'],
-        {
-          cwd: project,
-        },
-      );
-      assert.equal(stdout.trim(), "open-lading@0.1.0");
+      const project = await installInto("anonymous", anonymousRc, ["open-lading"]);
+      assert.equal(await requireIn(project, ["open-lading"]), "open-lading@0.1.0");
       const acmeAnonymous = join(dir, "acme-anonymous.npmrc");
       await writeFile(acmeAnonymous, `registry=${registry("acme")}\n`);
       await assert.rejects(npm(project, acmeAnonymous, ["install", "hello-lading"]), /E401|401/);
