@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { get as httpGet, type IncomingHttpHeaders, request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { gunzipSync } from "node:zlib";
@@ -295,6 +295,31 @@ for (const pair of registryPairs) {
       await assertInvisible("guarded", "1.0.0");
     });
 
+    it("streams a 24 MiB tarball through publish and download", async () => {
+      const random = randomBytes(24 * 1024 * 1024).toString("base64");
+      const tgz = await packTarball({
+        "package.json": JSON.stringify({ name: "large", version: "1.0.0" }),
+        "blob.txt": random,
+      });
+      const ok = await put("large", publishDocument("large", "1.0.0", tgz));
+      assert.equal(ok.status, 201, JSON.stringify(ok.body));
+      const head = await fetch(`${base()}/large/-/large-1.0.0.tgz`, {
+        method: "HEAD",
+        headers: bearer(r.ownerToken),
+      });
+      assert.equal(head.headers.get("content-length"), String(tgz.length));
+      const got = Buffer.from(await (await get("/large/-/large-1.0.0.tgz")).arrayBuffer());
+      assert.ok(got.equals(tgz));
+    });
+
+    it("refuses a manifest over 256 KiB", async () => {
+      const tgz = await packageTarball("wide", "1.0.0");
+      const wide = publishDocument("wide", "1.0.0", tgz, (d) => {
+        d.versions["1.0.0"].keywords = Array.from({ length: 30_000 }, (_, i) => `keyword-${i}`);
+      });
+      await refused("wide", "1.0.0", wide, 413, /manifest/);
+    });
+
     it("serves the abbreviated packument to installers and the full one otherwise", async () => {
       const abbreviated = await get("/base", {
         ...bearer(r.ownerToken),
@@ -310,6 +335,9 @@ for (const pair of registryPairs) {
       assert.equal(long.description, "test package");
       assert.equal(long.versions["1.0.0"]._id, "base@1.0.0");
       assert.equal(long.time?.["1.0.0"], long.time?.created);
+      const head = await fetch(`${base()}/base`, { method: "HEAD", headers: bearer(r.ownerToken) });
+      assert.equal(head.status, 200);
+      assert.equal(head.headers.get("etag"), full.headers.get("etag"));
       const dist = long.versions["1.0.0"].dist;
       assert.deepEqual(short.versions["1.0.0"].dist, dist);
       assert.equal(dist.tarball, `${base()}/base/-/base-1.0.0.tgz`);
