@@ -312,6 +312,23 @@ for (const pair of registryPairs) {
       assert.ok(got.equals(tgz));
     });
 
+    it("serves a scoped package under both spellings, with its tarball and dist-tags", async () => {
+      const tgz = await packageTarball("@acme/scoped", "1.0.0");
+      const ok = await put("@acme/scoped", publishDocument("@acme/scoped", "1.0.0", tgz));
+      assert.equal(ok.status, 201, JSON.stringify(ok.body));
+      for (const path of ["/@acme%2fscoped", "/@acme%2Fscoped", "/@acme/scoped"]) {
+        const doc = (await (await get(path)).json()) as PackumentJson;
+        assert.equal(
+          doc.versions["1.0.0"].dist.tarball,
+          `${base()}/@acme/scoped/-/scoped-1.0.0.tgz`,
+        );
+      }
+      const file = await get("/@acme/scoped/-/scoped-1.0.0.tgz");
+      assert.ok(Buffer.from(await file.arrayBuffer()).equals(tgz));
+      const tags = await get("/-/package/@acme%2fscoped/dist-tags");
+      assert.deepEqual(await tags.json(), { latest: "1.0.0" });
+    });
+
     it("refuses a manifest over 256 KiB", async () => {
       const tgz = await packageTarball("wide", "1.0.0");
       const wide = publishDocument("wide", "1.0.0", tgz, (d) => {
