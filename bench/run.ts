@@ -1,5 +1,6 @@
 import { measureAdvisories } from "./advisory-bench.ts";
 import { measureEvents } from "./events-bench.ts";
+import { measureNpmPackuments } from "./library-npm-bench.ts";
 import { measurePythonRepository } from "./library-python-bench.ts";
 import { measureListLatency } from "./list-latency.ts";
 import { measurePullEvents } from "./pull-events-bench.ts";
@@ -128,7 +129,6 @@ if (!only || only === "events") {
   }
 }
 
-// --- libraries (issue 14): one block, each ecosystem's part inside it ---
 if (!only || only === "libraries") {
   const rows = [...(await measurePythonRepository(log))];
   console.log(
@@ -139,5 +139,13 @@ if (!only || only === "libraries") {
       `${r.workload.padEnd(43)} ${r.value.padEnd(39)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
     );
   }
+  const npmRows = await measureNpmPackuments(log);
+  console.log(
+    "\nnpm workload                                          rate          bytes   target",
+  );
+  for (const r of npmRows) {
+    console.log(
+      `${r.workload.padEnd(53)} ${`${r.rate.toFixed(0)} req/s`.padEnd(13)} ${String(r.bytes).padEnd(7)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
+    );
+  }
 }
-// --- end libraries ---

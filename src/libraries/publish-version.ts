@@ -32,6 +32,8 @@ export interface PublishRequest {
    * A file name that exists is refused either way.
    */
   addToExisting?: boolean;
+  /** npm: dist-tags to point at this version, set in the same transaction. */
+  distTags?: readonly string[];
   /** Who published, for the event. */
   actor: EventActor;
   /** The repository URL, the event's source. */
@@ -139,6 +141,22 @@ export function publishVersion(
         .execute();
     }
     if (!existing) await rerank(trx, uid, request, time);
+    if (request.distTags && request.distTags.length > 0) {
+      // rerank wrote the artifact row, which stays locked (PostgreSQL) until commit: a
+      // concurrent dist-tag change waits instead of losing this one.
+      const row = await trx
+        .selectFrom("library_artifacts")
+        .select("dist_tags")
+        .where("uid", "=", uid)
+        .executeTakeFirstOrThrow();
+      const tags = JSON.parse(row.dist_tags) as Record<string, string>;
+      for (const tag of request.distTags) tags[tag] = request.version;
+      await trx
+        .updateTable("library_artifacts")
+        .set({ dist_tags: JSON.stringify(tags), update_time: time })
+        .where("uid", "=", uid)
+        .execute();
+    }
     if (!existing) {
       await recordEvent(trx, {
         type: "dev.lading.libraries.publish.v1",

@@ -5,8 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import { generateKeyPair, SignJWT } from "jose";
 import { buildImage, writeLayout } from "../support/oci-layout.ts";
+import { createPullToken, pullTokenIssuer } from "../support/pull-token.ts";
 import {
   type RegistryTestServer,
   registryPairs,
@@ -30,7 +31,7 @@ async function skopeo(...args: string[]): Promise<string> {
 for (const pair of registryPairs) {
   describe(`pull tokens [${pair.store}, ${pair.blobs}]`, () => {
     let r: RegistryTestServer;
-    const issuer = "https://pull-tokens.invalid";
+    const issuer = pullTokenIssuer;
     const api = (method: string, path: string, body?: unknown) =>
       fetch(`${r.server.apiUrl}${path}`, {
         method,
@@ -62,29 +63,7 @@ for (const pair of registryPairs) {
     });
     after(() => r?.close());
 
-    async function pullIdentity() {
-      const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
-      const jwk = { ...(await exportJWK(publicKey)), kid: "pull", alg: "ES256", use: "sig" };
-      const created = await api("POST", `/iam/v2/identities/${r.server.org.groupUid}`, {
-        name: "pull token",
-        staticKeys: { issuer, subject: "puller", issuerKeys: JSON.stringify({ keys: [jwk] }) },
-      });
-      assert.equal(created.status, 200, JSON.stringify(created.body));
-      const binding = await api("POST", `/iam/v2/roleBindings/${r.server.org.groupUid}`, {
-        identityUid: created.body.uid,
-        roleUid: registryPull,
-      });
-      assert.equal(binding.status, 200, JSON.stringify(binding.body));
-      const jwt = await new SignJWT({})
-        .setProtectedHeader({ alg: "ES256", kid: "pull" })
-        .setIssuer(issuer)
-        .setSubject("puller")
-        .setAudience(r.host)
-        .setIssuedAt()
-        .setExpirationTime("30d")
-        .sign(privateKey);
-      return { uid: created.body.uid, bindingUid: binding.body.uid, jwt, privateKey };
-    }
+    const pullIdentity = () => createPullToken(r, registryPull);
 
     it("pulls with skopeo, cannot push, and stops working once the identity is deleted", async () => {
       const { uid, bindingUid, jwt } = await pullIdentity();
