@@ -1,78 +1,21 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { promisify } from "node:util";
 import {
   type RegistryTestServer,
   registryPairs,
   startRegistryServer,
 } from "../support/registry-server.ts";
-import { pom } from "./maven-support.ts";
-
-const run = promisify(execFile);
-
-/**
- * Maven Central is out of reach, so Maven's own plugins come from Debian's repository
- * (packages maven, libmaven-deploy-plugin-java, libmaven-dependency-plugin-java); every other
- * repository is Lading.
- */
-const debianRepo = "/usr/share/maven-repo";
-const plugins = `${debianRepo}/org/apache/maven/plugins`;
-
-/** The highest version of a plugin Debian installed, or undefined. */
-async function pluginVersion(name: string): Promise<string | undefined> {
-  const versions = await readdir(join(plugins, name)).catch(() => [] as string[]);
-  return versions
-    .filter((v) => /^\d+(\.\d+)*$/.test(v))
-    .sort((a, b) => a.localeCompare(b, "en", { numeric: true }))
-    .pop();
-}
-
-const mvnPath = await run("sh", ["-c", "command -v mvn"]).then(
-  (r) => r.stdout.trim(),
-  () => "",
-);
-const deployPlugin = await pluginVersion("maven-deploy-plugin");
-const dependencyPlugin = await pluginVersion("maven-dependency-plugin");
-const skip = !mvnPath
-  ? "mvn is not on PATH (apt-get install maven libmaven-deploy-plugin-java libmaven-dependency-plugin-java)"
-  : !deployPlugin || !dependencyPlugin
-    ? `mvn is installed but not Debian's deploy and dependency plugins under ${plugins}: apt-get install libmaven-deploy-plugin-java libmaven-dependency-plugin-java`
-    : false;
-
-/** A settings.xml: Lading as server `lading`, Debian's repository for everything else. */
-export function mvnSettings(localRepo: string, username: string, password: string): string {
-  return `<settings>
-  <localRepository>${localRepo}</localRepository>
-  <offline>false</offline>
-  <servers>
-    <server><id>lading</id><username>${username}</username><password>${password}</password></server>
-  </servers>
-  <mirrors>
-    <mirror><id>debian</id><mirrorOf>*,!lading</mirrorOf><url>file://${debianRepo}</url></mirror>
-  </mirrors>
-</settings>
-`;
-}
-
-/** Runs mvn in batch mode; resolves to its output, rejects with it. */
-export async function mvn(dir: string, settings: string, ...args: string[]): Promise<string> {
-  try {
-    const ran = await run("mvn", ["-B", "-s", settings, ...args], {
-      cwd: dir,
-      encoding: "utf8",
-      maxBuffer: 16 * 1024 * 1024,
-      env: { ...process.env, MAVEN_OPTS: "-Xmx256m" },
-    });
-    return ran.stdout;
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string };
-    throw new Error(`mvn ${args[0]} failed:\n${e.stdout ?? ""}${e.stderr ?? String(error)}`);
-  }
-}
+import {
+  dependencyPlugin,
+  deployPlugin,
+  mvn,
+  mvnSettings,
+  pom,
+  mvnSkip as skip,
+} from "./maven-support.ts";
 
 /** One local repository for every run: Maven copies its plugins from Debian's only once. */
 const localRepo = await mkdtemp(join(tmpdir(), "lading-m2-"));

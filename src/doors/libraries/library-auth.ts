@@ -60,7 +60,7 @@ export function createLibraryAuth(options: {
     } catch (error) {
       if (error instanceof OciError) {
         throw error.status === 401
-          ? unauthorized(error.message)
+          ? unauthorized(`${error.message}${renewal(error.message, r.ecosystem)}`)
           : new LibraryError(403, error.message);
       }
       throw error;
@@ -85,6 +85,18 @@ export function createLibraryAuth(options: {
     }
     throw new LibraryError(403, `${capability} is required in organisation ${r.orgName}`);
   };
+}
+
+/** The configure command that writes fresh credentials, for an expired one. */
+const configureCommand: Record<Ecosystem, string> = {
+  python: "configure-pip",
+  javascript: "configure-npm",
+  java: "configure-maven",
+};
+
+function renewal(message: string, ecosystem: Ecosystem): string {
+  if (!/expired/i.test(message)) return "";
+  return `; run lading auth ${configureCommand[ecosystem]} for new credentials`;
 }
 
 /** A 401 that makes pip, npm and Maven send their configured credentials. */
