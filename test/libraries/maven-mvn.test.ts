@@ -49,27 +49,18 @@ for (const pair of registryPairs) {
       await writeFile(join(dir, "tool.pom"), pomText);
       const publisher = join(dir, "publisher.xml");
       await writeFile(publisher, mvnSettings(localRepo, "_token", r.ownerToken));
-      const deployed = await mvn(
-        dir,
-        publisher,
+      const deployFile = [
         `org.apache.maven.plugins:maven-deploy-plugin:${deployPlugin}:deploy-file`,
         "-Dfile=tool.jar",
         "-DpomFile=tool.pom",
         `-Durl=${repo}`,
         "-DrepositoryId=lading",
-      );
+      ];
+      const deployed = await mvn(dir, publisher, ...deployFile);
       assert.match(deployed, /BUILD SUCCESS/);
       assert.match(deployed, /Uploaded to lading: .*tool-2\.5\.1\.jar/);
 
-      const again = mvn(
-        dir,
-        publisher,
-        `org.apache.maven.plugins:maven-deploy-plugin:${deployPlugin}:deploy-file`,
-        "-Dfile=tool.jar",
-        "-DpomFile=tool.pom",
-        `-Durl=${repo}`,
-        "-DrepositoryId=lading",
-      );
+      const again = mvn(dir, publisher, ...deployFile);
       await assert.rejects(again, /409|Conflict/);
 
       // dependency:get must download: nothing of the artifact may be in the local repository.
