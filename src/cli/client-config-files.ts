@@ -17,8 +17,9 @@ export interface ClientCredential {
 /** pip.conf with `[global] index-url` pointing at the organisation's simple index. */
 export function pipConf(text: string, c: ClientCredential): string {
   const url = new URL(`${c.url}simple/`);
-  // The identity uid holds a "/", so it is percent-encoded; pip decodes the user info.
-  url.username = encodeURIComponent(c.username);
+  // The uid's "/" may not appear in user info, and pip decodes the whole URL once before
+  // parsing it, so it is encoded twice: the repository reads the `%2F` pip sends as "/".
+  url.username = encodeURIComponent(c.username).replaceAll("%2F", "%252F");
   url.password = encodeURIComponent(c.password);
   return mergeIni(text, {
     section: "global",

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -153,10 +155,19 @@ for (const pair of registryPairs) {
       const indexUrl = /^global\.index-url='([^']+)'$/m.exec(stdout)?.[1] ?? "";
       const url = new URL(indexUrl);
       assert.equal(`${url.origin}${url.pathname}`, `${r.registryUrl}/python/acme/simple/`);
-      const username = decodeURIComponent(url.username);
+      const username = decodeURIComponent(decodeURIComponent(url.username));
       const password = decodeURIComponent(url.password);
       assert.equal(username, json.username);
       await assertCredential(username, password, "python");
+      // pip itself sends them (the uid's "/" as %2F, which the repository reads as "/"), from
+      // the same file pointed at a recording server.
+      const seen = await sentAuthorization(await readFile(file, "utf8"), file, (copy) =>
+        run("pip", ["download", "--no-deps", "-d", join(dir, "dl"), "demo"], {
+          env: { ...process.env, PIP_CONFIG_FILE: copy, PIP_DISABLE_PIP_VERSION_CHECK: "1" },
+        }),
+      );
+      assert.equal(seen, basic(password, username.replace("/", "%2F")));
+      await assertCredential(username, password, "python", username.replace("/", "%2F"));
 
       const pypirc = join(cli.home, ".pypirc");
       const parsed = await run("python3", [
@@ -193,6 +204,11 @@ for (const pair of registryPairs) {
       const auth = Buffer.from(authLine.exec(text)?.[1] ?? "", "base64").toString("utf8");
       const colon = auth.indexOf(":");
       await assertCredential(auth.slice(0, colon), auth.slice(colon + 1), "javascript");
+      // npm itself sends them for the scope: the same file, pointed at a recording server.
+      const seen = await sentAuthorization(text, file, (copy) =>
+        run("npm", ["view", "@acme/demo", "--userconfig", copy, "--fetch-retries=0"], { cwd: dir }),
+      );
+      assert.equal(seen, basic(auth.slice(colon + 1), auth.slice(0, colon)));
       const bad = await cli.run(["auth", "configure-npm", "--parent", "acme", "--scope", "acme"]);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /not an npm scope/);
@@ -229,17 +245,45 @@ for (const pair of registryPairs) {
     });
 
     /**
+     * The Authorization header a client sends when `config` (written for the real server) points
+     * at a loopback server answering 404: whether the client reads Lading's lines as meant.
+     */
+    async function sentAuthorization(
+      config: string,
+      file: string,
+      client: (copy: string) => Promise<unknown>,
+    ): Promise<string | undefined> {
+      let seen: string | undefined;
+      const recorder = createServer((req, res) => {
+        seen ??= req.headers.authorization;
+        res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
+      });
+      await new Promise<void>((resolve) => recorder.listen(0, "127.0.0.1", resolve));
+      const { port } = recorder.address() as AddressInfo;
+      const copy = `${file}.recorder`;
+      await writeFile(copy, config.replaceAll(new URL(r.registryUrl).host, `127.0.0.1:${port}`));
+      await client(copy).catch(() => undefined);
+      await new Promise((resolve) => recorder.close(resolve));
+      return seen;
+    }
+
+    /**
      * The credential authenticates at the real server and grants `ecosystem` only: the Maven
      * repository (the one whose answer depends on it here) says 404 for a python or npm pull
      * token, which can read acme but not its Java packages, and 401 for a wrong password.
      */
-    async function assertCredential(username: string, password: string, ecosystem: string) {
+    async function assertCredential(
+      username: string,
+      password: string,
+      ecosystem: string,
+      basicUser = username,
+    ) {
       const url = `${r.registryUrl}/java/acme/org/acme/x/maven-metadata.xml`;
-      const valid = await fetch(url, { headers: { authorization: basic(password, username) } });
+      const valid = await fetch(url, { headers: { authorization: basic(password, basicUser) } });
       assert.equal(valid.status, 404);
       assert.match(await valid.text(), /no java repository for organisation acme/);
       const wrong = await fetch(url, {
-        headers: { authorization: basic(`${password}x`, username) },
+        headers: { authorization: basic(`${password}x`, basicUser) },
       });
       assert.equal(wrong.status, 401);
       const roles = await fetch(
