@@ -91,7 +91,10 @@ describe("lading config, completion and help (CLI process)", () => {
     await exec("bash", ["-n", join(cli.home, "c.bash")]);
     assert.match(bash, /"iam identities create"\) words="--parent --name --description --issuer/);
     assert.match(bash, /"images"\) words="repos tags history diff vex"/);
-    assert.match(bash, /"auth"\) words="login logout status token configure-docker pull-token"/);
+    assert.match(
+      bash,
+      /"auth"\) words="login logout status token configure-docker pull-token configure-pip configure-npm configure-maven"/,
+    );
     const { stdout } = await exec("bash", [
       "-c",
       `source ${join(cli.home, "c.bash")}; COMP_WORDS=(lading iam role-bindings cr); COMP_CWORD=3; _lading; echo "\${COMPREPLY[@]}"`,

@@ -14,6 +14,10 @@ export interface PullTokenOptions {
   /** Lifetime, e.g. 720h (default). */
   ttl?: string;
   name?: string;
+  /** The built-in role bound on `parent`. Default registry.pull. */
+  role?: string;
+  /** Who made it, for the identity's description. Default `lading auth pull-token`. */
+  createdBy?: string;
 }
 
 /** A created pull token: registry login credentials. */
@@ -29,7 +33,7 @@ export interface PullToken {
 
 /**
  * Creates a pull token: a fresh ES256 key pair, a static-key identity under `parent` trusting
- * its public key until now + ttl, a registry.pull binding on `parent`, and a JWT signed with the
+ * its public key until now + ttl, a registry.pull (or `role`) binding on `parent`, and a JWT signed with the
  * private key, which is then dropped. Deleting the identity revokes the token.
  */
 export async function createPullToken(
@@ -50,12 +54,13 @@ export async function createPullToken(
   const subject = `pull-token:${randomBytes(16).toString("hex")}`;
 
   const api = createApiClient(ctx);
-  const roles = (await api.get("/iam/v2/roles", { name: "registry.pull" })).roles as Json[];
-  const role = roles?.find((r) => r.name === "registry.pull");
-  if (!role) throw new Error("the server has no registry.pull role");
+  const roleName = options.role ?? "registry.pull";
+  const roles = (await api.get("/iam/v2/roles", { name: roleName })).roles as Json[];
+  const role = roles?.find((r) => r.name === roleName);
+  if (!role) throw new Error(`the server has no ${roleName} role`);
   const identity = await api.post(`/iam/v2/identities/${uidPath(options.parent)}`, {
     name,
-    description: `Pull token created by lading auth pull-token, expires ${expirationTime}`,
+    description: `Pull token created by ${options.createdBy ?? "lading auth pull-token"}, expires ${expirationTime}`,
     staticKeys: {
       issuer,
       subject,

@@ -6,6 +6,7 @@ import { credentialHelperProblem } from "../credential-helper-check.ts";
 import { readCredentials, updateCredentials } from "../credentials-store.ts";
 import { addCredentialHelper, dockerConfigPath } from "../docker-config.ts";
 import { postForm, tokenFor } from "../session.ts";
+import { configureLibraryVerbs } from "./auth-configure-libraries.ts";
 import { login } from "./auth-login.ts";
 import { createPullToken, printPullToken } from "./auth-pull-token.ts";
 
@@ -175,13 +176,14 @@ const authVerbs: VerbNode[] = [
       return 0;
     },
   },
+  ...configureLibraryVerbs,
 ];
 
 /** `lading auth …`. */
 export const authCommands: GroupNode = {
   kind: "group",
   name: "auth",
-  summary: "Sign in, print tokens, configure docker, create pull tokens",
+  summary: "Sign in, print tokens, configure docker, pip, npm and Maven, create pull tokens",
   children: authVerbs,
 };
 

@@ -56,11 +56,11 @@ export function createLibraryAuth(options: {
     }
     let caller: Awaited<ReturnType<RegistryAuth["identify"]>>;
     try {
-      caller = await auth.identify(header);
+      caller = await auth.identify(decodedBasicUser(header));
     } catch (error) {
       if (error instanceof OciError) {
         throw error.status === 401
-          ? unauthorized(error.message)
+          ? unauthorized(`${error.message}${renewal(error.message, r.ecosystem)}`)
           : new LibraryError(403, error.message);
       }
       throw error;
@@ -85,6 +85,32 @@ export function createLibraryAuth(options: {
     }
     throw new LibraryError(403, `${capability} is required in organisation ${r.orgName}`);
   };
+}
+
+/**
+ * The header with a Basic user name's `%2F` read as `/`. A pull token's user name is its
+ * identity uid, `<org uid>/<16 hex>`, and pip takes credentials only inside the index URL,
+ * where the `/` has to be percent-encoded (uids never hold a `%`, so nothing else changes).
+ */
+function decodedBasicUser(header: string): string {
+  if (!/^basic /i.test(header)) return header;
+  const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon < 0 || !/%2f/i.test(decoded.slice(0, colon))) return header;
+  const user = decoded.slice(0, colon).replace(/%2f/gi, "/");
+  return `Basic ${Buffer.from(`${user}${decoded.slice(colon)}`).toString("base64")}`;
+}
+
+/** The configure command that writes fresh credentials, for an expired one. */
+const configureCommand: Record<Ecosystem, string> = {
+  python: "configure-pip",
+  javascript: "configure-npm",
+  java: "configure-maven",
+};
+
+function renewal(message: string, ecosystem: Ecosystem): string {
+  if (!/expired/i.test(message)) return "";
+  return `; run lading auth ${configureCommand[ecosystem]} for new credentials`;
 }
 
 /** A 401 that makes pip, npm and Maven send their configured credentials. */
