@@ -95,6 +95,7 @@ describe("README first steps, pasted line by line", {
       shellBlocks(readme, "## Security data quick start"),
       shellBlocks(readme, "## Vulnerability reports quick start"),
       shellBlocks(readme, "## Events quick start"),
+      shellBlocks(readme, "## Libraries quick start"),
     ]
       .join("\n")
       .replaceAll("../shared/data", sharedData)
@@ -114,6 +115,18 @@ describe("README first steps, pasted line by line", {
       maxBuffer: 16 << 20,
     });
     assert.match(stdout, /"viewer"/, "the role binding lists the viewer role");
+    assert.match(stdout, /hello from Lading\n/, "the wheel installed from Lading imports");
+    assert.match(stdout, /hello from Lading \(npm\)/, "the npm package installed from Lading runs");
+    assert.match(
+      stdout,
+      /^hello-lading\s+python\s+1\.0\.0\s+1\s/m,
+      "the catalogue lists the wheel",
+    );
+    assert.match(
+      stdout,
+      /^hello-js\s+javascript\s+1\.0\.0\s+1\s/m,
+      "the catalogue lists the npm package",
+    );
     assert.match(stdout, /lading\.iam\.v2\.IdentitiesService/, "reflection lists the services");
     assert.match(stdout, /"history"/);
     const layout = JSON.parse(readFileSync(join(work, "pulled", "index.json"), "utf8"));
