@@ -124,7 +124,7 @@ describe("README first steps, pasted line by line", {
     );
     assert.match(
       stdout,
-      /^hello-js\s+javascript\s+1\.0\.0\s+1\s/m,
+      /^hello-npm\s+javascript\s+1\.0\.0\s+1\s/m,
       "the catalogue lists the npm package",
     );
     assert.match(stdout, /lading\.iam\.v2\.IdentitiesService/, "reflection lists the services");
