@@ -230,6 +230,7 @@ export async function startLading(
     publicOrg: config.publicOrg,
     log,
     requestIdOf,
+    maxFileBytes: config.librariesMaxFileBytes,
   });
   // One listener, two protocols: library repositories own `/<ecosystem>/…`, OCI the rest.
   serveRegistry = (req, res) => {

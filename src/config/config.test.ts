@@ -123,3 +123,22 @@ it("records pull events unless --events-pulls is false", () => {
     /--events-pulls must be true or false/,
   );
 });
+
+it("--libraries-max-file-size takes binary units, defaults to 1 GiB, refuses the rest", () => {
+  assert.equal(resolveConfig({}, {}).librariesMaxFileBytes, 1024 ** 3);
+  assert.equal(
+    resolveConfig({ librariesMaxFileSize: "512MiB" }, {}).librariesMaxFileBytes,
+    512 * 1024 ** 2,
+  );
+  assert.equal(
+    resolveConfig({}, { LADING_LIBRARIES_MAX_FILE_SIZE: "2048" }).librariesMaxFileBytes,
+    2048,
+  );
+  for (const bad of ["1GB", "1.5GiB", "-1", "0", "lots", "1TiB"]) {
+    assert.throws(
+      () => resolveConfig({ librariesMaxFileSize: bad }, {}),
+      /--libraries-max-file-size/,
+      bad,
+    );
+  }
+});

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { parseByteSize } from "./byte-size.ts";
 import { type ConnectionLimits, resolveConnectionLimits } from "./connection-limits.ts";
 import { type EventsSettings, resolveEventsSettings } from "./events-settings.ts";
 
@@ -48,6 +49,8 @@ export interface LadingConfig {
   scanImages: boolean;
   /** Whether manifest GETs and HEADs record `dev.lading.registry.pull.v1` events. Default true. */
   eventsPulls: boolean;
+  /** Largest file one library upload (wheel, npm tarball, Maven file) may be. Default 1 GiB. */
+  librariesMaxFileBytes: number;
   /** Webhook delivery: timeouts, retries, whether http loopback sinks are accepted. */
   events: Readonly<EventsSettings>;
 }
@@ -74,6 +77,7 @@ export interface ConfigInput {
   logFormat?: string;
   scanImages?: string;
   eventsPulls?: string;
+  librariesMaxFileSize?: string;
   eventsAllowHttpLoopback?: string;
   eventsTimeout?: string;
   eventsRetryWindow?: string;
@@ -102,6 +106,7 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   logFormat: "LADING_LOG_FORMAT",
   scanImages: "LADING_SCAN_IMAGES",
   eventsPulls: "LADING_EVENTS_PULLS",
+  librariesMaxFileSize: "LADING_LIBRARIES_MAX_FILE_SIZE",
   eventsAllowHttpLoopback: "LADING_EVENTS_ALLOW_HTTP_LOOPBACK",
   eventsTimeout: "LADING_EVENTS_TIMEOUT",
   eventsRetryWindow: "LADING_EVENTS_RETRY_WINDOW",
@@ -205,6 +210,10 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
   if (eventsPulls !== "true" && eventsPulls !== "false") {
     throw new Error(`--events-pulls must be true or false, got "${eventsPulls}"`);
   }
+  const maxFileSize = parseByteSize(pick("librariesMaxFileSize") ?? "1GiB");
+  if (maxFileSize.error !== undefined) {
+    throw new Error(`--libraries-max-file-size: ${maxFileSize.error}`);
+  }
   const connections = resolveConnectionLimits({
     headersTimeout: pick("headersTimeout"),
     requestIdleTimeout: pick("requestIdleTimeout"),
@@ -237,6 +246,7 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     connections: Object.freeze(connections),
     scanImages: scanImages === "true",
     eventsPulls: eventsPulls === "true",
+    librariesMaxFileBytes: maxFileSize.value ?? 1024 ** 3,
     events: Object.freeze(events),
   });
 }

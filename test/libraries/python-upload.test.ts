@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { builtInRoleUid } from "../../src/auth/built-in-roles.ts";
 import { addIdentity, bind } from "../support/iam-fixtures.ts";
@@ -260,6 +261,39 @@ for (const pair of registryPairs) {
         headers: { authorization: basicToken(r.publicOrg.token) },
       });
       assert.equal(hidden.status, 404);
+    });
+  });
+}
+
+/** --libraries-max-file-size: a larger upload is refused while it streams, and stores nothing. */
+for (const pair of registryPairs) {
+  describe(`the library upload size limit [${pair.store}, ${pair.blobs}]`, () => {
+    let r: RegistryTestServer;
+    before(async () => {
+      r = await startRegistryServer(pair, { librariesMaxFileSize: "64KiB" });
+    });
+    after(() => r?.close());
+
+    it("refuses a file over the limit with 413, and one under it is taken", async () => {
+      const owner = basicToken(r.ownerToken);
+      const url = `${r.registryUrl}/python/acme/`;
+      const big: PythonFile = {
+        filename: "big_one-1.0-py3-none-any.whl",
+        // Random, so that the archive's compression cannot bring it under the limit.
+        bytes: zipArchive({ "big_one/data.bin": randomBytes(150 * 1024).toString("base64") }),
+      };
+      const refused = await twineUpload(url, owner, big, twineFields(big, "big-one", "1.0"));
+      assert.equal(refused.status, 413, refused.text);
+      assert.match(refused.text, /larger than 65536 bytes/);
+      const rows = await r.server.lading.store.db
+        .selectFrom("library_artifacts")
+        .select("uid")
+        .where("name", "=", "big-one")
+        .execute();
+      assert.deepEqual(rows, []);
+      const small = buildWheel({ name: "small-one", version: "1.0" });
+      const taken = await twineUpload(url, owner, small, twineFields(small, "small-one", "1.0"));
+      assert.equal(taken.status, 200, taken.text);
     });
   });
 }

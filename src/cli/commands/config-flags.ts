@@ -83,6 +83,11 @@ export const configFlags: FlagSpec[] = [
     choices: ["true", "false"],
   },
   {
+    name: "libraries-max-file-size",
+    value: "SIZE",
+    help: "largest file one library upload may be, e.g. 512MiB (default 1GiB)",
+  },
+  {
     name: "events-allow-http-loopback",
     type: "boolean",
     help: "accept http:// event sinks on a loopback host (development and tests only)",
@@ -128,6 +133,7 @@ export function configFromFlags(parsed: ParsedArgs): ConfigInput {
     logFormat: text("log-format"),
     scanImages: text("scan-images"),
     eventsPulls: text("events-pulls"),
+    librariesMaxFileSize: text("libraries-max-file-size"),
     eventsAllowHttpLoopback:
       parsed.flags["events-allow-http-loopback"] === true ? "true" : undefined,
     eventsTimeout: text("events-timeout"),
