@@ -9,12 +9,18 @@ import { readZipDirectory, readZipMember } from "./zip-directory.ts";
 
 /** Largest METADATA file read from a wheel (it carries the long description). */
 const maxMetadataBytes = 16 * 1024 * 1024;
+/** Longest summary kept from METADATA. */
+const maxSummary = 2000;
 /** A gzip that expands beyond this many times its size is refused, not unpacked on. */
 const maxExpansion = 200;
 
 /** What a distribution's own metadata declares, where it was read. */
 export interface DistributionFacts {
   requiresPython?: string;
+  /** A wheel's METADATA `Name` as its author spells it (the display name). */
+  name?: string;
+  /** A wheel's METADATA `Summary`. */
+  summary?: string;
 }
 
 /**
@@ -54,7 +60,13 @@ export async function checkDistribution(
       error: `wheel ${file.filename}: METADATA names version "${declared}", not ${version}`,
     };
   }
-  return { value: { requiresPython: headers.get("requires-python") } };
+  return {
+    value: {
+      requiresPython: headers.get("requires-python"),
+      name,
+      summary: headers.get("summary")?.slice(0, maxSummary),
+    },
+  };
 }
 
 /** The first value of each header of a core metadata file (RFC 822 style), keys lower case. */
