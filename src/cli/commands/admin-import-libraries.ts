@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import { adminActor, importLibraries, type LibraryImportSummary } from "../../app/index.ts";
 import { type LadingConfig, urlForAddress } from "../../config/index.ts";
 import { ecosystems } from "../../libraries/index.ts";
@@ -77,6 +78,8 @@ async function runImport(
   if (out.output !== undefined && !json && out.output !== "table") {
     throw new UsageError("lading admin import libraries prints a table or json (-o json)");
   }
+  const folder = await stat(dir).catch(() => undefined);
+  if (!folder?.isDirectory()) throw new UsageError(`${dir} is not a folder`);
   let refused = 0;
   const code = await withStore(parsed, async ({ config, store }) => {
     const org = await store.db
