@@ -44,6 +44,19 @@ async function pipDownload(index: string, spec: string, dest: string) {
 }
 
 const group = "com/example/imp/demo/1.0";
+
+/** One ecosystem's counts in the JSON summary, in its order. */
+const counts = (...n: number[]) => {
+  const keys = [
+    "artifacts",
+    "versionsCreated",
+    "filesCreated",
+    "filesUnchanged",
+    "filesConflicting",
+    "filesRefused",
+  ];
+  return Object.fromEntries(keys.map((key, i) => [key, n[i]]));
+};
 const jar = Buffer.from("PK\u0005\u0006".padEnd(22, "\u0000"));
 
 /**
@@ -110,9 +123,18 @@ for (const pair of registryPairs) {
         [`java/${group}/demo-1.0.jar.sha1`]: hex("sha1", jar),
         [`java/${group}/demo-1.0.pom`]: pomText,
         "java/com/example/imp/demo/maven-metadata.xml": "<metadata/>",
+        "java/com/example/imp/bad/1.0/bad-1.0.jar": jar,
+        "java/com/example/imp/bad/1.0/bad-1.0.jar.sha1": "0".repeat(40),
+        "java/com/example/imp/snap/1.0-SNAPSHOT/snap-1.0-SNAPSHOT.jar": jar,
         "README.md": "a mirror",
       });
       await symlink("/etc/passwd", join(mirror, "python", "evil-1.0-py3-none-any.whl"));
+      // A symlink to a file inside the folder is followed: the same file twice is one file.
+      await mkdir(join(mirror, "javascript", "copy"));
+      await symlink(
+        "../imp-pad-1.1.0.tgz",
+        join(mirror, "javascript", "copy", "imp-pad-1.1.0.tgz"),
+      );
     });
     after(async () => {
       await cli?.cleanup();
@@ -125,34 +147,13 @@ for (const pair of registryPairs) {
       assert.equal(code, 1, stderr);
       assert.match(stderr, /\d+\/\d+ files, [\d.]+ MiB\/[\d.]+ MiB/);
       assert.deepEqual(summary.ecosystems, {
-        python: {
-          artifacts: 1,
-          versionsCreated: 2,
-          filesCreated: 3,
-          filesUnchanged: 0,
-          filesConflicting: 0,
-          filesRefused: 2,
-        },
-        javascript: {
-          artifacts: 2,
-          versionsCreated: 3,
-          filesCreated: 3,
-          filesUnchanged: 0,
-          filesConflicting: 0,
-          filesRefused: 1,
-        },
-        java: {
-          artifacts: 1,
-          versionsCreated: 1,
-          filesCreated: 2,
-          filesUnchanged: 0,
-          filesConflicting: 0,
-          filesRefused: 0,
-        },
+        python: counts(1, 2, 3, 0, 0, 2),
+        javascript: counts(2, 3, 3, 1, 0, 1),
+        java: counts(1, 1, 2, 0, 0, 1),
       });
-      assert.equal(summary.refused, 3);
-      assert.equal(summary.ignored, 2);
-      assert.equal(summary.skipped, 2);
+      assert.equal(summary.refused, 4);
+      assert.equal(summary.ignored, 3);
+      assert.equal(summary.skipped, 3);
       const problems = Object.fromEntries(
         summary.problems.map((p: { path: string; outcome: string; reason: string }) => [
           p.path,
@@ -164,6 +165,14 @@ for (const pair of registryPairs) {
       assert.match(
         problems["javascript/imp-pad-2.0.0.tgz"],
         /^refused: package.json names imp-pad@3.0.0/,
+      );
+      assert.match(
+        problems["java/com/example/imp/bad/1.0/bad-1.0.jar"],
+        /^refused: sha1 of the upload is/,
+      );
+      assert.match(
+        problems["java/com/example/imp/snap/1.0-SNAPSHOT/snap-1.0-SNAPSHOT.jar"],
+        /^skipped: .*SNAPSHOT/,
       );
       assert.match(problems["python/notes.txt"], /^skipped: /);
       assert.match(problems["README.md"], /^skipped: /);
@@ -258,30 +267,9 @@ for (const pair of registryPairs) {
       await writeFile(join(mirror, "python/i", changed.filename), changed.bytes);
       const { code, summary } = await importMirror();
       assert.equal(code, 1);
-      assert.deepEqual(summary.ecosystems.python, {
-        artifacts: 1,
-        versionsCreated: 0,
-        filesCreated: 0,
-        filesUnchanged: 2,
-        filesConflicting: 1,
-        filesRefused: 2,
-      });
-      assert.deepEqual(summary.ecosystems.javascript, {
-        artifacts: 2,
-        versionsCreated: 0,
-        filesCreated: 0,
-        filesUnchanged: 3,
-        filesConflicting: 0,
-        filesRefused: 1,
-      });
-      assert.deepEqual(summary.ecosystems.java, {
-        artifacts: 1,
-        versionsCreated: 0,
-        filesCreated: 0,
-        filesUnchanged: 2,
-        filesConflicting: 0,
-        filesRefused: 0,
-      });
+      assert.deepEqual(summary.ecosystems.python, counts(1, 0, 0, 2, 1, 2));
+      assert.deepEqual(summary.ecosystems.javascript, counts(2, 0, 0, 4, 0, 1));
+      assert.deepEqual(summary.ecosystems.java, counts(1, 0, 0, 2, 0, 1));
       const conflict = summary.problems.find((p: { outcome: string }) => p.outcome === "conflict");
       assert.match(conflict.reason, /already published with other bytes/);
       assert.equal(conflict.path, `python/i/${changed.filename}`);
