@@ -41,7 +41,8 @@ export function pythonFileKind(filename: string): PythonFileKind | undefined {
   return undefined;
 }
 
-function identify(
+/** The project and version a wheel's or sdist's file name gives, or why it gives none. */
+export function pythonFileIdentity(
   filename: string,
   kind: PythonFileKind,
 ): { value?: PythonIdentity; error?: string } {
@@ -96,7 +97,7 @@ export async function importPythonFile(
   if (!kind) return { kind: "skipped", reason: "not a wheel or sdist (.whl, .tar.gz, .zip)" };
   const checkedName = parseFileName(filename);
   if (checkedName.error !== undefined) return refused(checkedName.error);
-  const id = identify(filename, kind);
+  const id = pythonFileIdentity(filename, kind);
   if (id.value === undefined) return refused(id.error ?? "bad file name");
   const { project, version } = id.value;
   const named = checkPythonFileName(filename, kind, project, version);
