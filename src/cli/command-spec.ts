@@ -54,6 +54,8 @@ export interface GroupNode {
 export interface CommandOutput {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** `-o`/`--output` as given, for a local verb that prints a result (main.ts). */
+  output?: string;
 }
 
 /**

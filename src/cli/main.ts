@@ -92,7 +92,8 @@ async function dispatch(args: string[], out: CommandOutput): Promise<number> {
     return 2;
   }
   const parsed = parseVerbArgs(node, rest, path);
-  if (node.kind === "local") return (await node.run(parsed, out)) ?? 0;
+  if (node.kind === "local")
+    return (await node.run(parsed, { ...out, output: globals.output })) ?? 0;
   const ctx = await resolveCliContext(globals, process.env, out);
   return (await node.run(ctx, parsed)) ?? 0;
 }

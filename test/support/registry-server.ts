@@ -24,6 +24,8 @@ export interface RegistryTestServer {
   host: string;
   /** A Lading token of the acme owner for the registry audience. */
   ownerToken: string;
+  /** The --blob-store URL the server uses (undefined: the data dir's filesystem). */
+  blobStore?: string;
   /** The public organisation's owner. */
   publicOrg: { groupUid: string; identityUid: string; token: string };
   close(): Promise<void>;
@@ -61,6 +63,7 @@ export async function startRegistryServer(
   return {
     server,
     registryUrl: server.lading.registryUrl,
+    blobStore,
     host,
     ownerToken: await server.token(server.org.identityUid, { audience: host }),
     publicOrg: { ...boot, token: await server.token(boot.identityUid, { audience: host }) },

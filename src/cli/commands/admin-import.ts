@@ -16,6 +16,7 @@ import { UsageError } from "../cli-context.ts";
 import { flagText, type GroupNode, type LocalVerbNode, type ParsedArgs } from "../command-spec.ts";
 import { feedFiles, peekFeedFile, readFeedInputs } from "../feed-inputs.ts";
 import { progressLine, summaryText } from "../import-report.ts";
+import { importLibrariesVerb } from "./admin-import-libraries.ts";
 import type { StoreTools } from "./admin-store.ts";
 import { configFlags } from "./config-flags.ts";
 
@@ -189,10 +190,12 @@ export function adminImportCommands(withStore: WithStore): GroupNode {
   return {
     kind: "group",
     name: "import",
-    summary: "Import advisories and vulnerability metadata from feed files into the store",
+    summary:
+      "Import advisories and vulnerability metadata from feed files, or library files from a mirror folder",
     children: [
       ...(Object.keys(importFormats) as ImportFormatName[]).map((f) => importVerb(f, withStore)),
       anyVerb(withStore),
+      importLibrariesVerb(withStore),
     ],
   };
 }

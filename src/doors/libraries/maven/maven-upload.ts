@@ -2,13 +2,13 @@ import { pipeline, type Readable, Transform } from "node:stream";
 import {
   type FileHashes,
   LibraryError,
-  publishVersion,
   storeLibraryFile,
   versionUid,
 } from "../../../libraries/index.ts";
 import type { LibraryCaller, LibraryContext, LibraryRequest } from "../library-context.ts";
 import { isSnapshot, type MavenPath, mavenArtifactUid, storedChecksum } from "./maven-path.ts";
-import { pomDescription } from "./pom-description.ts";
+import { publishMavenFile } from "./maven-publish.ts";
+import { maxPomPrefix, pomDescription } from "./pom-description.ts";
 
 type FilePath = Extract<MavenPath, { kind: "file" }>;
 
@@ -16,18 +16,6 @@ type FilePath = Extract<MavenPath, { kind: "file" }>;
 const maxMetadataBytes = 1024 * 1024;
 /** A checksum file is one hex digest, perhaps followed by a file name. */
 const maxChecksumBytes = 1024;
-/** How much of a pom is read for its description. */
-const maxPomPrefix = 256 * 1024;
-
-const contentTypes: Record<string, string> = {
-  jar: "application/java-archive",
-  war: "application/java-archive",
-  pom: "application/xml",
-  xml: "application/xml",
-  module: "application/json",
-  json: "application/json",
-  asc: "text/plain",
-};
 
 /**
  * Handles one PUT of `mvn deploy`: an artifact file joins its version (created by the first
@@ -91,7 +79,6 @@ async function storeFile(
   caller: LibraryCaller,
   path: FilePath,
 ): Promise<void> {
-  const name = `${path.groupId}:${path.artifactId}`;
   const uid = mavenArtifactUid(caller.orgUid, path);
   const declaredLength = Number(r.req.headers["content-length"] ?? 0);
   if (declaredLength > ctx.maxFileBytes) {
@@ -126,38 +113,14 @@ async function storeFile(
     maxBytes: ctx.maxFileBytes,
   });
   const description = isPom ? pomDescription(Buffer.concat(pomChunks).toString("utf8")) : "";
-  const result = await publishVersion(ctx.db, {
+  await publishMavenFile(ctx.db, {
     orgUid: caller.orgUid,
-    ecosystem: "java",
-    name,
-    displayName: name,
-    version: path.version,
+    path,
+    stored,
     description,
-    files: [
-      {
-        filename: path.filename,
-        stored,
-        contentType: contentTypes[extension] ?? "application/octet-stream",
-      },
-    ],
-    addToExisting: true,
     actor: caller.actor,
     source: r.baseUrl,
   });
-  // mvn deploy sends the jar before the pom, so the version may exist without its description.
-  if (!result.createdVersion && description) {
-    await ctx.db
-      .updateTable("library_versions")
-      .set({ description })
-      .where("uid", "=", result.versionUid)
-      .execute();
-    await ctx.db
-      .updateTable("library_artifacts")
-      .set({ description })
-      .where("uid", "=", uid)
-      .where("latest_version", "=", path.version)
-      .execute();
-  }
   created(r);
 }
 

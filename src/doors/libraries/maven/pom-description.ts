@@ -1,3 +1,5 @@
+/** How much of a pom is read for its description. */
+export const maxPomPrefix = 256 * 1024;
 /** Longest description kept from a pom. */
 const maxDescription = 1000;
 

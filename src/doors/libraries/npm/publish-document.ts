@@ -100,13 +100,26 @@ export function checkDocument(
     );
   }
   const tags = distTagsOf(doc["dist-tags"], version);
-  const description =
-    typeof pkg.description === "string" ? pkg.description.slice(0, maxDescription) : "";
+  return {
+    version,
+    manifest: storedManifest(manifest),
+    tags,
+    description: packageDescription(pkg),
+  };
+}
+
+/** The description a package.json gives, as the catalogue keeps it. */
+export function packageDescription(pkg: Record<string, unknown>): string {
+  return typeof pkg.description === "string" ? pkg.description.slice(0, maxDescription) : "";
+}
+
+/** The manifest as stored (see keptManifest); 413 when even that is too large. */
+export function storedManifest(manifest: Record<string, unknown>): Record<string, unknown> {
   const kept = keptManifest(manifest);
   if (JSON.stringify(kept).length > maxManifestBytes) {
     throw new LibraryError(413, `the manifest (without readme) exceeds ${maxManifestBytes} bytes`);
   }
-  return { version, manifest: kept, tags, description };
+  return kept;
 }
 
 /** npm names the attachment `<name>-<version>.tgz`, the scope included. */

@@ -9,18 +9,25 @@ import { readZipDirectory, readZipMember } from "./zip-directory.ts";
 
 /** Largest METADATA file read from a wheel (it carries the long description). */
 const maxMetadataBytes = 16 * 1024 * 1024;
+/** Longest summary kept from METADATA. */
+const maxSummary = 2000;
 /** A gzip that expands beyond this many times its size is refused, not unpacked on. */
 const maxExpansion = 200;
 
 /** What a distribution's own metadata declares, where it was read. */
 export interface DistributionFacts {
   requiresPython?: string;
+  /** A wheel's METADATA `Name` as its author spells it (the display name). */
+  name?: string;
+  /** A wheel's METADATA `Summary`. */
+  summary?: string;
 }
 
 /**
  * Checks a stored distribution: a wheel must be a zip archive with one `*.dist-info/METADATA`
  * naming `project` at `version`; an sdist a readable gzip tar or zip archive. Returns what the
- * wheel's metadata declares, or why the file is refused.
+ * wheel's metadata declares (an sdist's PKG-INFO, when it names the project, gives its name and
+ * summary only: old sdists' PKG-INFO is not trusted to refuse them), or why the file is refused.
  */
 export async function checkDistribution(
   blobs: BlobStore,
@@ -29,12 +36,17 @@ export async function checkDistribution(
   version: string,
 ): Promise<{ value?: DistributionFacts; error?: string }> {
   if (file.kind === "sdist" && file.filename.toLowerCase().endsWith(".tar.gz")) {
-    const error = await checkTarGz(blobs, file.digest, file.size);
-    return error === undefined ? { value: {} } : { error: `${file.filename}: ${error}` };
+    const read = await checkTarGz(blobs, file.digest, file.size);
+    if (read.error !== undefined) return { error: `${file.filename}: ${read.error}` };
+    return { value: sdistFacts(read.pkgInfo, project) };
   }
   const dir = await readZipDirectory(blobs, file.digest, file.size);
   if (dir.error !== undefined) return { error: `${file.filename}: ${dir.error}` };
-  if (file.kind === "sdist") return { value: {} };
+  if (file.kind === "sdist") {
+    const entry = (dir.value ?? []).find((e) => /^[^/]+\/PKG-INFO$/.test(e.name));
+    const bytes = entry && (await readZipMember(blobs, file.digest, entry, maxMetadataBytes));
+    return { value: sdistFacts(bytes?.value?.toString("utf8"), project) };
+  }
   const metadata = (dir.value ?? []).filter((e) => /^[^/]+\.dist-info\/METADATA$/.test(e.name));
   if (metadata.length !== 1) {
     return {
@@ -54,7 +66,21 @@ export async function checkDistribution(
       error: `wheel ${file.filename}: METADATA names version "${declared}", not ${version}`,
     };
   }
-  return { value: { requiresPython: headers.get("requires-python") } };
+  return {
+    value: {
+      requiresPython: headers.get("requires-python"),
+      name,
+      summary: headers.get("summary")?.slice(0, maxSummary),
+    },
+  };
+}
+
+/** An sdist's display name and summary from its PKG-INFO, when that names the project. */
+function sdistFacts(pkgInfo: string | undefined, project: string): DistributionFacts {
+  const headers = parseMetadataHeaders(pkgInfo ?? "");
+  const name = headers.get("name") ?? "";
+  if (normalizePythonName(name) !== project) return {};
+  return { name, summary: headers.get("summary")?.slice(0, maxSummary) };
 }
 
 /** The first value of each header of a core metadata file (RFC 822 style), keys lower case. */
@@ -70,8 +96,15 @@ function parseMetadataHeaders(text: string): Map<string, string> {
   return headers;
 }
 
-/** Reads a gzip tar through to its end; undefined when it is one, else why not. */
-async function checkTarGz(blobs: BlobStore, digest: string, size: number) {
+/**
+ * Reads a gzip tar through to its end, keeping its top folder's PKG-INFO; why not when it is
+ * no gzip tar.
+ */
+async function checkTarGz(
+  blobs: BlobStore,
+  digest: string,
+  size: number,
+): Promise<{ error?: string; pkgInfo?: string }> {
   const limit = Math.max(64 * 1024 * 1024, size * maxExpansion);
   let expanded = 0;
   const bound = new Transform({
@@ -83,9 +116,19 @@ async function checkTarGz(blobs: BlobStore, digest: string, size: number) {
   });
   const extract = tar.extract();
   let entries = 0;
+  let pkgInfo: string | undefined;
   const reading = (async () => {
     for await (const entry of extract) {
       entries++;
+      const { name, size: entrySize = 0, type } = entry.header;
+      if (pkgInfo === undefined && type === "file" && /^[^/]+\/PKG-INFO$/.test(name)) {
+        if (entrySize <= maxMetadataBytes) {
+          const chunks: Buffer[] = [];
+          for await (const chunk of entry as AsyncIterable<Buffer>) chunks.push(chunk);
+          pkgInfo = Buffer.concat(chunks).toString("utf8");
+          continue;
+        }
+      }
       entry.resume();
     }
   })();
@@ -94,7 +137,7 @@ async function checkTarGz(blobs: BlobStore, digest: string, size: number) {
   } catch (error) {
     extract.destroy();
     await reading.catch(() => undefined);
-    return `not a gzip tar archive (${(error as Error).message})`;
+    return { error: `not a gzip tar archive (${(error as Error).message})` };
   }
-  return entries === 0 ? "the tar archive is empty" : undefined;
+  return entries === 0 ? { error: "the tar archive is empty" } : { pkgInfo };
 }
