@@ -127,7 +127,9 @@ export async function measurePythonRepository(
       versions.map((v) => [buildWheel({ name: "bench-pkg", version: v }), "bench-pkg", v]),
     );
     const path = "/python/acme/simple/bench-pkg/";
-    await pageRate(lading.target, path, 2000);
+    // As the npm bench: the server's after-work of 500 publishes finishes before measuring.
+    await pageRate(lading.target, path, 3000);
+    await sleep(3000);
     const rate = await pageRate(lading.target, path, requests);
     log(`python: simple index ${rate.toFixed(0)} req/s`);
 
