@@ -83,10 +83,37 @@ export interface ListQuery {
     descendantsOf: string;
     childrenOf: string;
   }) => Promise<bigint | undefined>;
+  /**
+   * Finds the page's keys faster than the store can (e.g. from a copy in memory), or returns
+   * undefined to let the store find them: the rows of `visible` (and the uidp filters and
+   * conditions) in (`column`, uid) order, descending when `desc`, after `after` (exclusive),
+   * `skip` of them skipped, at most `limit`.
+   */
+  findKeys?: (request: KeysRequest) => Promise<PageKey[] | undefined>;
   /** What the caller may see, from its grants. */
   visible: Visibility;
   /** Who asks: a page token only works for the caller it was issued to. */
   caller: string;
+}
+
+/** What {@link ListQuery.findKeys} is asked for. */
+export interface KeysRequest {
+  visible: Visibility;
+  descendantsOf: string;
+  childrenOf: string;
+  /** The sort column. */
+  column: string;
+  desc: boolean;
+  /** The page token's position: sort value and uid. */
+  after: readonly [string, string] | undefined;
+  skip: number;
+  limit: number;
+}
+
+/** One row of a page, by its sort value and uid. */
+export interface PageKey {
+  uid: string;
+  sort_key: string;
 }
 
 /** One page. */
@@ -211,17 +238,30 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
               ),
             ).then((counts) => counts.reduce((a, b) => a + b, 0n))
           : countWhere(where);
-      const counted = async () =>
-        (await query.countRows?.({ visible: query.visible, descendantsOf, childrenOf })) ??
-        countedByStore();
-      const [totalCount, found] = await Promise.all([
-        plan ? countFromCounters(anyDb, spec.table, plan) : counted(),
+      const storeKeys = (): Promise<PageKey[]> =>
         keys
           .orderBy(sortExpr, direction)
           .orderBy("uid", direction)
           .limit(size + 1)
           .offset(p.skip)
-          .execute(),
+          .execute();
+      const findKeys = async () =>
+        (await query.findKeys?.({
+          visible: query.visible,
+          descendantsOf,
+          childrenOf,
+          column: sort.column,
+          desc,
+          after: cursor.value as readonly [string, string] | undefined,
+          skip: p.skip,
+          limit: size + 1,
+        })) ?? storeKeys();
+      const counted = async () =>
+        (await query.countRows?.({ visible: query.visible, descendantsOf, childrenOf })) ??
+        countedByStore();
+      const [totalCount, found] = await Promise.all([
+        plan ? countFromCounters(anyDb, spec.table, plan) : counted(),
+        findKeys(),
       ]);
       const pageKeys = found.slice(0, size);
       const byUid = new Map<string, MetadataSchema[typeof spec.table]>();

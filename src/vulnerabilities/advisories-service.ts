@@ -74,6 +74,7 @@ export function createAdvisoriesService(ctx: VulnerabilitiesContext): BoundServi
         filters: {},
         conditions: conditions.value,
         countRows: search && ((scope) => searchIndex.count({ ...search, ...scope })),
+        findKeys: search && ((keys) => searchIndex.page({ ...search, ...keys })),
         visible: { scopes: [...scopes, publicAdvisoriesGroupUid] },
         caller: call.principal?.identityUid ?? "",
       });

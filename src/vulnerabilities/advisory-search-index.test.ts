@@ -14,6 +14,34 @@ import { importFeed } from "./import/import-feed.ts";
 import { importFormats } from "./import/import-formats.ts";
 import { ensurePublicAdvisoriesGroup } from "./public-advisories.ts";
 
+/** Every matching row in the store's (column, uid) order, with the same rules as storeCount. */
+async function storeOrder(
+  db: Kysely<MetadataSchema>,
+  r: SearchCount,
+  column: "uid" | "advisory_id",
+  desc: boolean,
+): Promise<{ uid: string; sort_key: string }[]> {
+  let q = db
+    .selectFrom("advisories")
+    .select(["uid", `${column} as sort_key`])
+    .where((eb) =>
+      eb.or(
+        r.visible.scopes.flatMap((s) => [
+          eb("uid", "=", s),
+          eb.and([eb("uid", ">", `${s}/`), eb("uid", "<", `${s}0`)]),
+        ]),
+      ),
+    )
+    .where(sql<boolean>`search_text like ${`%${r.query.replace(/[%_\\]/g, "\\$&")}%`} escape '\\'`)
+    .orderBy(column, desc ? "desc" : "asc")
+    .orderBy("uid", desc ? "desc" : "asc");
+  if (!r.showWithdrawn) q = q.where("withdrawn_time", "is", null);
+  if (r.descendantsOf !== "") {
+    q = q.where("uid", ">", `${r.descendantsOf}/`).where("uid", "<", `${r.descendantsOf}0`);
+  }
+  return (await q.execute()) as { uid: string; sort_key: string }[];
+}
+
 /** What the store says, with the list engine's visibility rule written out once more. */
 async function storeCount(db: Kysely<MetadataSchema>, r: SearchCount): Promise<bigint> {
   let q = db
@@ -145,6 +173,72 @@ for (const kind of storeKinds) {
           assert.equal(await index.count(v), expected[variants.indexOf(v)], JSON.stringify(v));
         }
       }
+    });
+
+    it("pages exactly as the store orders, in both orders and directions, by skip and by cursor", async () => {
+      const index = createAdvisorySearchIndex(store.db);
+      await index.refresh();
+      const scopes: Omit<SearchCount, "query">[] = [
+        {
+          visible: { scopes: [org, publicGroup] },
+          descendantsOf: "",
+          childrenOf: "",
+          showWithdrawn: false,
+        },
+        {
+          visible: { scopes: [org, team] },
+          descendantsOf: "",
+          childrenOf: "",
+          showWithdrawn: true,
+        },
+        { visible: { scopes: [org] }, descendantsOf: team, childrenOf: "", showWithdrawn: false },
+        { visible: { scopes: [other] }, descendantsOf: org, childrenOf: "", showWithdrawn: false },
+      ];
+      let pages = 0;
+      for (const query of ["cve-", "cve-2021", "openssl", "zz-none"]) {
+        for (const scope of scopes) {
+          for (const column of ["advisory_id", "uid"] as const) {
+            for (const desc of [false, true]) {
+              const request = { ...scope, query };
+              const all = await storeOrder(store.db, request, column, desc);
+              const ask = (
+                after: readonly [string, string] | undefined,
+                skip: number,
+                limit: number,
+              ) => index.page({ ...request, column, desc, after, skip, limit });
+              const label = `${query} ${column} ${desc ? "desc" : "asc"} ${JSON.stringify(scope)}`;
+              assert.deepEqual(await ask(undefined, 3, 7), all.slice(3, 10), `skip: ${label}`);
+              // Walk every page by cursor, as page tokens do.
+              const walked: { uid: string; sort_key: string }[] = [];
+              let after: readonly [string, string] | undefined;
+              for (;;) {
+                const page = await ask(after, 0, 11);
+                assert.ok(page, "a current copy answers");
+                walked.push(...page);
+                pages++;
+                if (page.length < 11) break;
+                const last = page[page.length - 1];
+                after = [last.sort_key, last.uid];
+              }
+              assert.deepEqual(walked, all, `cursor: ${label}`);
+            }
+          }
+        }
+      }
+      assert.ok(pages > 100, "the walks must cross many pages, or they prove little");
+      assert.equal(
+        await index.page({
+          ...scopes[0],
+          query: "cve-",
+          column: "name",
+          desc: false,
+          after: undefined,
+          skip: 0,
+          limit: 5,
+        }),
+        undefined,
+        "an order the copy does not hold is left to the store",
+      );
     });
 
     it("answers nothing once advisories change, and again after it reloads", async () => {

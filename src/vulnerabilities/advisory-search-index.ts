@@ -1,8 +1,9 @@
 import type { Kysely } from "kysely";
-import type { Visibility } from "../lists/index.ts";
+import type { KeysRequest, PageKey, Visibility } from "../lists/index.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
-import { descendantRange, isWithin } from "../uidp/index.ts";
 import { readAdvisoryChanges } from "./advisory-changes.ts";
+import { pageIn } from "./advisory-search-page.ts";
+import { type SearchSnapshot, visibleIntervals } from "./advisory-search-ranges.ts";
 
 /** Most advisories held in memory; a larger table is counted by the store instead. */
 export const maxIndexedAdvisories = 1_000_000;
@@ -36,26 +37,26 @@ export interface SearchCount {
 export interface AdvisorySearchIndex {
   /** The number of matching rows, or undefined when the copy cannot answer this request now. */
   count(request: SearchCount): Promise<bigint | undefined>;
+  /**
+   * The keys of a page of the matching rows in advisory_id or uid order, as the store would find
+   * them, or undefined when the copy cannot answer this request now.
+   */
+  page(request: SearchCount & Omit<KeysRequest, keyof SearchCount>): Promise<PageKey[] | undefined>;
   /** Loads the copy if it is stale; resolves when it is current (or cannot be held). */
   refresh(): Promise<void>;
 }
 
-interface Snapshot {
-  version: bigint;
-  /** Sorted byte-wise, as the store sorts uids (uids are ASCII). */
-  uids: string[];
-  texts: string[];
-  withdrawn: Uint8Array;
-  /** Counts already made on this copy, oldest first. */
-  counts: Map<string, bigint>;
-}
+type Snapshot = SearchSnapshot;
 
-/** An interval of uids; a bound is exclusive unless its flag says otherwise. */
-interface UidRange {
-  low: string;
-  lowIncluded: boolean;
-  high: string;
-  highIncluded: boolean;
+/**
+ * Row positions in (advisory_id, uid) order (rows are in uid order already, and the sort is
+ * stable), or undefined when an id holds a character at or above U+D800, where JavaScript's
+ * UTF-16 order and the store's byte order can disagree.
+ */
+function idOrder(ids: readonly string[]): Uint32Array | undefined {
+  if (ids.some((id) => /[\uD800-\uFFFF]/.test(id))) return undefined;
+  const order = Uint32Array.from(ids.keys());
+  return order.sort((a, b) => (ids[a] < ids[b] ? -1 : ids[a] > ids[b] ? 1 : a - b));
 }
 
 /** Creates the index over `db`; it loads on the first count and after each change. */
@@ -73,11 +74,12 @@ export function createAdvisorySearchIndex(
     const uids: string[] = [];
     const texts: string[] = [];
     const withdrawn: number[] = [];
+    const ids: string[] = [];
     let after: string | undefined;
     for (;;) {
       let query = db
         .selectFrom("advisories")
-        .select(["uid", "search_text", "withdrawn_time"])
+        .select(["uid", "search_text", "withdrawn_time", "advisory_id"])
         .orderBy("uid")
         .limit(loadChunk);
       if (after !== undefined) query = query.where("uid", ">", after);
@@ -86,6 +88,7 @@ export function createAdvisorySearchIndex(
         uids.push(row.uid);
         texts.push(row.search_text);
         withdrawn.push(row.withdrawn_time === null ? 0 : 1);
+        ids.push(row.advisory_id);
       }
       if (uids.length > maxRows) {
         snapshot = undefined;
@@ -97,7 +100,15 @@ export function createAdvisorySearchIndex(
       // Let requests in: a synchronous driver answers a whole chunk without yielding.
       await new Promise((resolve) => setImmediate(resolve));
     }
-    snapshot = { version, uids, texts, withdrawn: Uint8Array.from(withdrawn), counts: new Map() };
+    snapshot = {
+      version,
+      uids,
+      texts,
+      withdrawn: Uint8Array.from(withdrawn),
+      ids,
+      byId: idOrder(ids),
+      counts: new Map(),
+    };
   };
 
   const ensure = (version: bigint): void => {
@@ -120,6 +131,17 @@ export function createAdvisorySearchIndex(
         return undefined;
       }
       return remembered(snapshot, request);
+    },
+    async page(request) {
+      if (request.childrenOf !== "" || (request.visible.childrenOf?.length ?? 0) > 0) {
+        return undefined;
+      }
+      const version = await readAdvisoryChanges(db);
+      if (snapshot?.version !== version) {
+        ensure(version);
+        return undefined;
+      }
+      return pageIn(snapshot, request);
     },
     async refresh() {
       for (;;) {
@@ -156,65 +178,10 @@ function countIn(snapshot: Snapshot, request: SearchCount): bigint {
   const { uids, texts, withdrawn } = snapshot;
   const { query, showWithdrawn } = request;
   let n = 0;
-  for (const range of rangesOf(request)) {
-    const end = upperBound(uids, range);
-    for (let i = lowerBound(uids, range); i < end; i++) {
+  for (const [start, end] of visibleIntervals(uids, request)) {
+    for (let i = start; i < end; i++) {
       if ((showWithdrawn || withdrawn[i] === 0) && texts[i].includes(query)) n++;
     }
   }
   return BigInt(n);
-}
-
-/**
- * The disjoint uid intervals the request covers: each outermost visible scope (the group row
- * itself and its subtree, as the list engine's visibleTo says), cut to uidp.descendants_of.
- */
-function rangesOf(request: SearchCount): UidRange[] {
-  const unique = [...new Set(request.visible.scopes)];
-  const scopes = unique.filter((s) => !unique.some((t) => t !== s && isWithin(s, t)));
-  const ranges: UidRange[] = [];
-  for (const scope of scopes) {
-    const below = descendantRange(scope);
-    ranges.push({ low: scope, lowIncluded: true, high: scope, highIncluded: true });
-    ranges.push({ low: below.low, lowIncluded: false, high: below.high, highIncluded: false });
-  }
-  if (request.descendantsOf === "") return ranges;
-  const filter = descendantRange(request.descendantsOf);
-  return ranges
-    .map((r) => {
-      const [low, high] = [[r.low, filter.low].sort()[1], [r.high, filter.high].sort()[0]];
-      return {
-        low,
-        lowIncluded: low === r.low && r.lowIncluded && r.low !== filter.low,
-        high,
-        highIncluded: high === r.high && r.highIncluded && r.high !== filter.high,
-      };
-    })
-    .filter((r) => r.low < r.high || (r.low === r.high && r.lowIncluded && r.highIncluded));
-}
-
-/** The first index whose uid lies above the range's low bound. */
-function lowerBound(uids: readonly string[], range: UidRange): number {
-  let lo = 0;
-  let hi = uids.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const below = range.lowIncluded ? uids[mid] < range.low : uids[mid] <= range.low;
-    if (below) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** The first index whose uid lies above the range's high bound. */
-function upperBound(uids: readonly string[], range: UidRange): number {
-  let lo = 0;
-  let hi = uids.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const inside = range.highIncluded ? uids[mid] <= range.high : uids[mid] < range.high;
-    if (inside) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
