@@ -3,7 +3,11 @@ import type { KeysRequest, PageKey, Visibility } from "../lists/index.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
 import { readAdvisoryChanges } from "./advisory-changes.ts";
 import { pageIn } from "./advisory-search-page.ts";
-import { type SearchSnapshot, visibleIntervals } from "./advisory-search-ranges.ts";
+import {
+  type SearchMatches,
+  type SearchSnapshot,
+  visibleIntervals,
+} from "./advisory-search-ranges.ts";
 
 /** Most advisories held in memory; a larger table is counted by the store instead. */
 export const maxIndexedAdvisories = 1_000_000;
@@ -12,10 +16,11 @@ export const maxIndexedAdvisories = 1_000_000;
 const loadChunk = 5000;
 
 /**
- * Counts remembered per copy: paging through one search asks the same count on every page, and
- * each count scans every text. The key holds everything the count depends on besides the copy.
+ * Bytes of match sets remembered per copy (one byte a row each): paging through one search asks
+ * for the same rows on every page, and finding them scans every text. The key holds everything
+ * the matches depend on besides the copy.
  */
-const rememberedCounts = 1000;
+const rememberedBytes = 32 * 1024 * 1024;
 
 /** What one `query` count asks: the visible rows, the uidp filters and the substring. */
 export interface SearchCount {
@@ -107,7 +112,7 @@ export function createAdvisorySearchIndex(
       withdrawn: Uint8Array.from(withdrawn),
       ids,
       byId: idOrder(ids),
-      counts: new Map(),
+      matches: new Map(),
     };
   };
 
@@ -130,7 +135,7 @@ export function createAdvisorySearchIndex(
         ensure(version);
         return undefined;
       }
-      return remembered(snapshot, request);
+      return BigInt(matchesOf(snapshot, request).count);
     },
     async page(request) {
       if (request.childrenOf !== "" || (request.visible.childrenOf?.length ?? 0) > 0) {
@@ -141,7 +146,7 @@ export function createAdvisorySearchIndex(
         ensure(version);
         return undefined;
       }
-      return pageIn(snapshot, request);
+      return pageIn(snapshot, matchesOf(snapshot, request).rows, request);
     },
     async refresh() {
       for (;;) {
@@ -155,33 +160,43 @@ export function createAdvisorySearchIndex(
   };
 }
 
-/** countIn, answered from the copy's remembered counts when the same count was made before. */
-function remembered(snapshot: Snapshot, request: SearchCount): bigint {
+/** The rows the request selects, remembered on the copy for the requests that follow. */
+export function matchesOf(snapshot: Snapshot, request: SearchCount): SearchMatches {
   const key = JSON.stringify([
     request.query,
     request.showWithdrawn,
     request.descendantsOf,
     [...new Set(request.visible.scopes)].sort(),
   ]);
-  const known = snapshot.counts.get(key);
-  if (known !== undefined) return known;
-  const n = countIn(snapshot, request);
-  if (snapshot.counts.size >= rememberedCounts) {
-    snapshot.counts.delete(snapshot.counts.keys().next().value as string);
+  const known = snapshot.matches.get(key);
+  if (known) {
+    // Most recently used last: the oldest go first.
+    snapshot.matches.delete(key);
+    snapshot.matches.set(key, known);
+    return known;
   }
-  snapshot.counts.set(key, n);
-  return n;
+  const found = matchIn(snapshot, request);
+  const limit = Math.max(1, Math.floor(rememberedBytes / Math.max(1, snapshot.uids.length)));
+  while (snapshot.matches.size >= limit) {
+    snapshot.matches.delete(snapshot.matches.keys().next().value as string);
+  }
+  snapshot.matches.set(key, found);
+  return found;
 }
 
-/** Counts the rows of `snapshot` the request selects, as the store's query would. */
-function countIn(snapshot: Snapshot, request: SearchCount): bigint {
+/** One pass over the texts in uid order: the rows the store's query would select. */
+function matchIn(snapshot: Snapshot, request: SearchCount): SearchMatches {
   const { uids, texts, withdrawn } = snapshot;
   const { query, showWithdrawn } = request;
-  let n = 0;
+  const rows = new Uint8Array(uids.length);
+  let count = 0;
   for (const [start, end] of visibleIntervals(uids, request)) {
     for (let i = start; i < end; i++) {
-      if ((showWithdrawn || withdrawn[i] === 0) && texts[i].includes(query)) n++;
+      if ((showWithdrawn || withdrawn[i] === 0) && texts[i].includes(query)) {
+        rows[i] = 1;
+        count++;
+      }
     }
   }
-  return BigInt(n);
+  return { rows, count };
 }

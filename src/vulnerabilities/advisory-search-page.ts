@@ -1,28 +1,27 @@
 import type { KeysRequest, PageKey } from "../lists/index.ts";
-import { type SearchSnapshot, visibleIntervals } from "./advisory-search-ranges.ts";
+import type { SearchSnapshot } from "./advisory-search-ranges.ts";
 
-/** A page request on the search copy: the list engine's, with the substring and withdrawn flag. */
-export type SearchPage = Omit<KeysRequest, "childrenOf"> & {
-  query: string;
-  showWithdrawn: boolean;
-};
+/** What a page walk needs of the list engine's request. */
+export type SearchPage = Pick<KeysRequest, "column" | "desc" | "after" | "skip" | "limit">;
 
 /**
- * The keys of one page of the rows that match, walked in memory in (column, uid) order: what
- * the store would answer, without reading every row it skips. A substring that few rows hold
- * makes the store walk the whole sort index for one page; here that walk is a scan of texts
- * already in memory. Undefined for an order the copy does not hold.
+ * The keys of one page of the matching rows (`matches`, by position in uid order), walked in
+ * memory in (column, uid) order: what the store would answer, without reading every row it
+ * skips. A substring that few rows hold makes the store walk the whole sort index for one
+ * page; here the walk reads one byte a row. Undefined for an order the copy does not hold.
  */
-export function pageIn(snapshot: SearchSnapshot, request: SearchPage): PageKey[] | undefined {
-  const { uids, ids, texts, withdrawn } = snapshot;
+export function pageIn(
+  snapshot: SearchSnapshot,
+  matches: Uint8Array,
+  request: SearchPage,
+): PageKey[] | undefined {
+  const { uids, ids } = snapshot;
   const byUid = request.column === "uid";
   const order = byUid ? undefined : request.column === "advisory_id" ? snapshot.byId : undefined;
   if (!byUid && !order) return undefined;
   const keyOf = (row: number) => (byUid ? uids[row] : ids[row]);
   const n = uids.length;
   const rowAt = (position: number) => (order ? order[position] : position);
-  const intervals = visibleIntervals(uids, request);
-  const visible = (row: number) => intervals.some(([start, end]) => row >= start && row < end);
   const step = request.desc ? -1 : 1;
   let position = request.desc ? n - 1 : 0;
   if (request.after) {
@@ -32,8 +31,7 @@ export function pageIn(snapshot: SearchSnapshot, request: SearchPage): PageKey[]
   let skipped = 0;
   for (; position >= 0 && position < n; position += step) {
     const row = rowAt(position);
-    if (!request.showWithdrawn && withdrawn[row] !== 0) continue;
-    if (!visible(row) || !texts[row].includes(request.query)) continue;
+    if (matches[row] === 0) continue;
     if (skipped < request.skip) {
       skipped++;
       continue;

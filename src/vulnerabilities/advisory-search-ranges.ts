@@ -21,8 +21,14 @@ export interface SearchSnapshot {
    * UTF-16 order differs from the store's byte order, so the copy cannot page by id.
    */
   byId: Uint32Array | undefined;
-  /** Counts already made on this copy, oldest first. */
-  counts: Map<string, bigint>;
+  /** Match sets already found on this copy, least recently used first. */
+  matches: Map<string, SearchMatches>;
+}
+
+/** The rows one search selects: `rows[position]` is 1 for each, in uid order. */
+export interface SearchMatches {
+  rows: Uint8Array;
+  count: number;
 }
 
 /** The row positions `[start, end)` the scope covers, disjoint. */
