@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { createMetadataStore } from "../src/store/metadata/index.ts";
 import { manifestRate, pushSmallImage } from "./oci-workloads.ts";
 import { type LadingProcess, startLadingProcess } from "./registry.ts";
@@ -14,10 +15,27 @@ export interface PullEventsMeasurement {
    * asks for at least 0.9.
    */
   ratio: number;
+  /**
+   * The server's CPU time per GET with events off over that with them on (median of the
+   * rounds): what the events cost in the server's own work, which the machine's load, shared by
+   * the client and anything else running, does not change the way it changes rates.
+   */
+  cpuRatio: number;
+  /** Server CPU microseconds per GET, events on and off (medians). */
+  cpuOn: number;
+  cpuOff: number;
   /** Pull events written by the server with them on, against the GETs it answered. */
   written: number;
   answered: number;
 }
+
+/** CPU time (user + system) the process has used, in microseconds; 10 ms resolution. */
+function cpuMicros(pid: number): number {
+  // Fields 14 and 15 of /proc/<pid>/stat, after the parenthesised command name.
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicks;
+}
+const clockTicks = 100;
 
 async function pullEvents(lading: LadingProcess): Promise<number> {
   const store = createMetadataStore({ dataDir: lading.dataDir });
@@ -58,13 +76,20 @@ export async function measurePullEvents(
     await settle();
     const before = await pullEvents(on);
     const rates = { on: [] as number[], off: [] as number[] };
+    const cpu = { on: [] as number[], off: [] as number[] };
     const measureOn = async () => {
+      const before = cpuMicros(on.pid);
       rates.on.push(await manifestRate(on.target, "GET", digests[0], requests));
-      // Its last batch is written before the other server is measured, not during.
+      // Its last batch is written before the other server is measured, not during; the
+      // batch's CPU counts with the GETs it belongs to.
       await settle();
+      cpu.on.push((cpuMicros(on.pid) - before) / requests);
     };
     const measureOff = async () => {
+      const before = cpuMicros(off.pid);
       rates.off.push(await manifestRate(off.target, "GET", digests[1], requests));
+      await settle();
+      cpu.off.push((cpuMicros(off.pid) - before) / requests);
     };
     for (let round = 0; round < rounds; round++) {
       // Alternating which goes first cancels what the order itself does to the rates.
@@ -76,7 +101,7 @@ export async function measurePullEvents(
         await measureOn();
       }
       log(
-        `pull events round ${round + 1}: on ${rates.on[round].toFixed(0)} req/s, off ${rates.off[round].toFixed(0)} req/s, ratio ${(rates.on[round] / rates.off[round]).toFixed(2)}`,
+        `pull events round ${round + 1}: on ${rates.on[round].toFixed(0)} req/s, off ${rates.off[round].toFixed(0)} req/s, ratio ${(rates.on[round] / rates.off[round]).toFixed(2)}; server CPU ${cpu.on[round].toFixed(0)} µs/GET on, ${cpu.off[round].toFixed(0)} off`,
       );
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -88,6 +113,9 @@ export async function measurePullEvents(
       on: median(rates.on),
       off: median(rates.off),
       ratio: median(ratios),
+      cpuRatio: median(cpu.off.map((off, i) => off / cpu.on[i])),
+      cpuOn: median(cpu.on),
+      cpuOff: median(cpu.off),
       written,
       answered,
     };

@@ -61,6 +61,9 @@ if (!only || only === "pull-events") {
   console.log(
     `${"".padEnd(30)} ${`${m.on.toFixed(0)} req/s`.padEnd(13)} ${`${m.off.toFixed(0)} req/s`.padEnd(13)} ${m.ratio.toFixed(2).padEnd(7)} >= 0.90, one event per GET (${m.written}/${m.answered}) ${verdict}`,
   );
+  console.log(
+    `server CPU per GET             ${`${m.cpuOn.toFixed(0)} µs`.padEnd(13)} ${`${m.cpuOff.toFixed(0)} µs`.padEnd(13)} ${m.cpuRatio.toFixed(2).padEnd(7)} (off / on: the rate ratio the server's own work allows)`,
+  );
 }
 
 if (!only || only === "advisories") {
