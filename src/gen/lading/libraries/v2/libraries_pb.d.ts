@@ -209,7 +209,7 @@ export declare const ArtifactVersionSchema: GenMessage<ArtifactVersion>;
  */
 export declare type ListArtifactsRequest = Message<"lading.libraries.v2.ListArtifactsRequest"> & {
   /**
-   * Required: one or more ecosystems (repeated or comma-separated).
+   * Required: one or more ecosystems (the parameter repeated).
    *
    * @generated from field: repeated lading.libraries.v2.Ecosystem ecosystems = 1;
    */
@@ -224,7 +224,7 @@ export declare type ListArtifactsRequest = Message<"lading.libraries.v2.ListArti
   query: string;
 
   /**
-   * Accepted for compatibility; Lading keeps no CUDA builds, so it filters nothing.
+   * Accepted for compatibility; Lading keeps no CUDA builds, so only "" is accepted.
    *
    * @generated from field: string cuda_version = 3;
    */
@@ -389,7 +389,7 @@ export declare const ListArtifactVersionsResponseSchema: GenMessage<ListArtifact
  */
 export declare type GetArtifactCountRequest = Message<"lading.libraries.v2.GetArtifactCountRequest"> & {
   /**
-   * Required: one or more ecosystems (repeated or comma-separated).
+   * Required: one or more ecosystems (the parameter repeated).
    *
    * @generated from field: repeated lading.libraries.v2.Ecosystem ecosystems = 1;
    */
