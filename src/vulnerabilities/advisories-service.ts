@@ -16,6 +16,7 @@ import {
 } from "../rpc/index.ts";
 import type { AdvisoriesTable, MetadataSchema } from "../store/metadata/index.ts";
 import { parentOf } from "../uidp/index.ts";
+import { readAdvisoryChanges } from "./advisory-changes.ts";
 import { advisoryConditions } from "./advisory-filters.ts";
 import { advisoryFromRow } from "./advisory-message.ts";
 import { createAdvisorySearchIndex } from "./advisory-search-index.ts";
@@ -69,12 +70,18 @@ export function createAdvisoriesService(ctx: VulnerabilitiesContext): BoundServi
       if (conditions.error) throw invalidArgument(vulnerabilitiesDomain, conditions.error);
       const scopes = await scopesOf(call, "advisories.list");
       const search = conditions.value?.search;
+      // The total and the page ask the search copy together: one read of its change counter.
+      let changesRead: Promise<bigint> | undefined;
+      const changes = () => {
+        changesRead ??= readAdvisoryChanges(db);
+        return changesRead;
+      };
       const page = await ctx.lists.list(listSpec, {
         parameters: req,
         filters: {},
         conditions: conditions.value,
-        countRows: search && ((scope) => searchIndex.count({ ...search, ...scope })),
-        findKeys: search && ((keys) => searchIndex.page({ ...search, ...keys })),
+        countRows: search && ((scope) => searchIndex.count({ ...search, ...scope }, changes())),
+        findKeys: search && ((keys) => searchIndex.page({ ...search, ...keys }, changes())),
         visible: { scopes: [...scopes, publicAdvisoriesGroupUid] },
         caller: call.principal?.identityUid ?? "",
       });

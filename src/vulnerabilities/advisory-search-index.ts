@@ -40,13 +40,19 @@ export interface SearchCount {
  * import, counts go to the store until the copy is reloaded in the background.
  */
 export interface AdvisorySearchIndex {
-  /** The number of matching rows, or undefined when the copy cannot answer this request now. */
-  count(request: SearchCount): Promise<bigint | undefined>;
+  /**
+   * The number of matching rows, or undefined when the copy cannot answer this request now.
+   * `changes` is the request's one read of the advisory change counter (read here without it).
+   */
+  count(request: SearchCount, changes?: Promise<bigint>): Promise<bigint | undefined>;
   /**
    * The keys of a page of the matching rows in advisory_id or uid order, as the store would find
    * them, or undefined when the copy cannot answer this request now.
    */
-  page(request: SearchCount & Omit<KeysRequest, keyof SearchCount>): Promise<PageKey[] | undefined>;
+  page(
+    request: SearchCount & Omit<KeysRequest, keyof SearchCount>,
+    changes?: Promise<bigint>,
+  ): Promise<PageKey[] | undefined>;
   /** Loads the copy if it is stale; resolves when it is current (or cannot be held). */
   refresh(): Promise<void>;
 }
@@ -125,28 +131,28 @@ export function createAdvisorySearchIndex(
     loading.catch(() => undefined);
   };
 
+  /** The copy, when it can answer the request: current, and no children_of filter. */
+  const current = async (
+    request: SearchCount,
+    changes = readAdvisoryChanges(db),
+  ): Promise<Snapshot | undefined> => {
+    if (request.childrenOf !== "" || (request.visible.childrenOf?.length ?? 0) > 0) {
+      return undefined;
+    }
+    const version = await changes;
+    if (snapshot?.version === version) return snapshot;
+    ensure(version);
+    return undefined;
+  };
+
   return {
-    async count(request) {
-      if (request.childrenOf !== "" || (request.visible.childrenOf?.length ?? 0) > 0) {
-        return undefined;
-      }
-      const version = await readAdvisoryChanges(db);
-      if (snapshot?.version !== version) {
-        ensure(version);
-        return undefined;
-      }
-      return BigInt(matchesOf(snapshot, request).count);
+    async count(request, changes) {
+      const copy = await current(request, changes);
+      return copy && BigInt(matchesOf(copy, request).count);
     },
-    async page(request) {
-      if (request.childrenOf !== "" || (request.visible.childrenOf?.length ?? 0) > 0) {
-        return undefined;
-      }
-      const version = await readAdvisoryChanges(db);
-      if (snapshot?.version !== version) {
-        ensure(version);
-        return undefined;
-      }
-      return pageIn(snapshot, matchesOf(snapshot, request).rows, request);
+    async page(request, changes) {
+      const copy = await current(request, changes);
+      return copy && pageIn(copy, matchesOf(copy, request).rows, request);
     },
     async refresh() {
       for (;;) {
