@@ -33,6 +33,15 @@ export interface RepoPath {
 const orgUidOf = (db: Kysely<MetadataSchema>, name: string) =>
   db.selectFrom("groups").select("uid").where("parent_uid", "=", "").where("name", "=", name);
 const orgByName = precompiled(orgUidOf);
+
+/** The uid of the organisation (root group) named `name`, if it exists. */
+export async function organisationUid(
+  db: Kysely<MetadataSchema>,
+  name: string,
+): Promise<string | undefined> {
+  const [org] = await orgByName(db, name);
+  return org?.uid;
+}
 const repoByPath = precompiled((db, orgName: string, repoName: string) =>
   db
     .selectFrom("repos")

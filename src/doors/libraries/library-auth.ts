@@ -5,6 +5,7 @@ import {
   publishCapability,
   pullCapability,
 } from "../../libraries/index.ts";
+import { organisationUid } from "../../registry/registry-access.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import { OciError } from "../oci/oci-error.ts";
 import type { RegistryAuth } from "../oci/registry-auth.ts";
@@ -25,19 +26,18 @@ export function createLibraryAuth(options: {
   publicOrg: string;
 }) {
   const { db, auth, publicOrg } = options;
+  // Names come from the URL before the caller is known: the cache is bounded, and emptied
+  // rather than grown past its size.
   const orgUids = new Map<string, { uid: string | undefined; at: number }>();
+  const maxCachedNames = 1000;
 
   async function orgUidOf(name: string): Promise<string | undefined> {
     const cached = orgUids.get(name);
     if (cached && Date.now() - cached.at < 5_000) return cached.uid;
-    const row = await db
-      .selectFrom("groups")
-      .select("uid")
-      .where("parent_uid", "=", "")
-      .where("name", "=", name)
-      .executeTakeFirst();
-    orgUids.set(name, { uid: row?.uid, at: Date.now() });
-    return row?.uid;
+    const uid = await organisationUid(db, name);
+    if (orgUids.size >= maxCachedNames) orgUids.clear();
+    orgUids.set(name, { uid, at: Date.now() });
+    return uid;
   }
 
   return async function authorize(
@@ -48,10 +48,9 @@ export function createLibraryAuth(options: {
       new LibraryError(404, `no ${r.ecosystem} repository for organisation ${r.orgName}`);
     const header = r.req.headers.authorization;
     if (!header) {
-      const orgUid = await orgUidOf(r.orgName);
-      if (action === "read" && r.orgName === publicOrg && orgUid) {
-        return { orgUid, actor: { subject: "" } };
-      }
+      const orgUid =
+        action === "read" && r.orgName === publicOrg ? await orgUidOf(r.orgName) : undefined;
+      if (orgUid) return { orgUid, actor: { subject: "" } };
       throw unauthorized("authentication required");
     }
     let caller: Awaited<ReturnType<RegistryAuth["identify"]>>;
