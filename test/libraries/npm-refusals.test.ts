@@ -404,3 +404,37 @@ for (const pair of registryPairs) {
     });
   });
 }
+
+/** --libraries-max-file-size on npm publish: refused with 413 as the tarball streams, nothing kept. */
+for (const pair of registryPairs) {
+  describe(`npm publish over the file size limit [${pair.store}, ${pair.blobs}]`, () => {
+    let r: RegistryTestServer;
+    before(async () => {
+      r = await startRegistryServer(pair, { librariesMaxFileSize: "64KiB" });
+    });
+    after(() => r?.close());
+
+    it("answers 413 naming the limit, and publishes nothing", async () => {
+      // Random content, so that gzip cannot bring the tarball under the limit.
+      const tgz = await packTarball({
+        "package.json": JSON.stringify({ name: "too-big", version: "1.0.0" }),
+        "data.txt": randomBytes(200 * 1024).toString("base64"),
+      });
+      assert.ok(tgz.length > 64 * 1024, `the tarball is ${tgz.length} bytes`);
+      const res = await fetch(`${r.registryUrl}/javascript/acme/too-big`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${r.ownerToken}`, "content-type": "application/json" },
+        body: JSON.stringify(publishDocument("too-big", "1.0.0", tgz)),
+      });
+      const body = (await res.json()) as { error?: string };
+      assert.equal(res.status, 413, JSON.stringify(body));
+      assert.match(body.error ?? "", /larger than 65536 bytes/);
+      const rows = await r.server.lading.store.db
+        .selectFrom("library_artifacts")
+        .select("uid")
+        .where("name", "=", "too-big")
+        .execute();
+      assert.deepEqual(rows, []);
+    });
+  });
+}

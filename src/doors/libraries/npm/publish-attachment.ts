@@ -32,8 +32,13 @@ export function openAttachment(
     try {
       await Promise.all([write(toStore, bytes), write(toInspect, bytes)]);
     } catch (error) {
-      // A consumer stopped: its own error says why (a digest mismatch, a size limit).
-      throw await firstFailure(stored, facts, error as Error);
+      // A consumer stopped: its own error says why (a digest mismatch, a size limit). The one
+      // whose stream closed has failed or is about to; the other may wait for more input.
+      const failed = toStore.destroyed ? stored : facts;
+      throw await failed.then(
+        () => error,
+        (reason: unknown) => reason,
+      );
     }
   };
   return {
@@ -64,19 +69,6 @@ export async function settle(a: OpenAttachment): Promise<[StoredLibraryFile, Tar
   if (facts.status === "rejected") throw facts.reason;
   if (stored.status === "rejected") throw stored.reason;
   return [stored.value, facts.value];
-}
-
-async function firstFailure(
-  stored: Promise<unknown>,
-  facts: Promise<unknown>,
-  fallback: Error,
-): Promise<Error> {
-  const results = await Promise.race([
-    Promise.allSettled([stored, facts]),
-    new Promise<undefined>((resolve) => setTimeout(resolve, 1000, undefined)),
-  ]);
-  const failed = results?.find((x) => x.status === "rejected");
-  return failed ? (failed.reason as Error) : fallback;
 }
 
 /** Writes with backpressure; rejects when the stream is destroyed instead of draining. */
