@@ -140,7 +140,8 @@ function declaredHashes(r: LibraryRequest): Partial<FileHashes> {
 async function readSmallBody(r: LibraryRequest, max: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of r.req as AsyncIterable<Buffer>) {
+  // Leaving the loop early must not destroy the request, or the 413 never reaches the client.
+  for await (const chunk of r.req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > max) throw new LibraryError(413, `body is larger than ${max} bytes`);
     chunks.push(chunk);
