@@ -1,12 +1,10 @@
 import {
-  artifactUid,
   LibraryError,
   type PublishRequest,
   parseFileName,
   publishVersion,
   type StoredLibraryFile,
   storeLibraryFile,
-  versionUid,
 } from "../../../libraries/index.ts";
 import type { LibraryCaller, LibraryContext, LibraryRequest } from "../library-context.ts";
 import { checkDistribution } from "./check-distribution.ts";
@@ -101,19 +99,9 @@ export async function uploadPython(
     actor: caller.actor,
     source: r.baseUrl,
   };
-  const uid = versionUid(artifactUid("python", caller.orgUid, upload.project), upload.version);
-  const existing = await ctx.db
-    .selectFrom("library_versions")
-    .select("uid")
-    .where("uid", "=", uid)
-    .executeTakeFirst();
-  try {
-    await publishVersion(ctx.db, { ...request, addToExisting: existing !== undefined });
-  } catch (error) {
-    // Another upload created the version meanwhile (a wheel and an sdist at once): add to it.
-    if (existing || !(error instanceof LibraryError) || error.status !== 409) throw error;
-    await publishVersion(ctx.db, { ...request, addToExisting: true });
-  }
+  // A wheel and an sdist make one version, whichever arrives first; a file name that exists is
+  // still refused (409).
+  await publishVersion(ctx.db, { ...request, addToExisting: true });
   const body = "OK\n";
   r.res.statusCode = 200;
   r.res.setHeader("content-type", "text/plain; charset=utf-8");
