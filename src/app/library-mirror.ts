@@ -83,7 +83,10 @@ export async function walkMirror(dir: string): Promise<MirrorListing> {
   }
 
   for await (const entry of await opendir(root)) {
-    const ecosystem = mirrorFolders[entry.name];
+    // Own keys only: a folder named like an Object.prototype member is no ecosystem.
+    const ecosystem = Object.hasOwn(mirrorFolders, entry.name)
+      ? mirrorFolders[entry.name]
+      : undefined;
     if (ecosystem && entry.isDirectory())
       await walk(join(root, entry.name), entry.name, ecosystem, 1);
     else if (
