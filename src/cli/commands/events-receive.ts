@@ -63,6 +63,10 @@ export const receive: VerbNode = {
       server.once("error", reject);
       server.listen(options.listen.port, options.listen.host, resolve);
     });
+    // Before the line that says it is ready: whoever reads it may signal at once.
+    const stop = () => done(0);
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
     ctx.stderr.write(`lading: receiving on http://${options.listen.host}:${options.listen.port}\n`);
     const timer =
       options.timeoutMs === undefined
@@ -71,9 +75,6 @@ export const receive: VerbNode = {
             ctx.stderr.write(`lading: no ${[...waiting].join(", ")} before the timeout\n`);
             done(1);
           }, options.timeoutMs);
-    const stop = () => done(0);
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
     const code = await finished;
     clearTimeout(timer);
     process.off("SIGINT", stop);

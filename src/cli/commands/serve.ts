@@ -1,3 +1,4 @@
+import { constants } from "node:os";
 import { startLading } from "../../app/index.ts";
 import type { LocalVerbNode } from "../command-spec.ts";
 import { configFlags, loadConfig } from "./config-flags.ts";
@@ -10,13 +11,22 @@ export const serveCommand: LocalVerbNode = {
   flags: configFlags,
   examples: ["lading serve --data-dir /var/lib/lading --api-url https://lading.example.com"],
   async run(parsed, out) {
-    const lading = await startLading(loadConfig(parsed));
-    out.stdout.write(`lading: API on ${lading.apiUrl}, registry on ${lading.registryUrl}\n`);
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve();
+    // Listen for the signals before anything says the server is up: a supervisor may send
+    // SIGTERM the moment it reads the ready line, and with no listener Node dies on the spot.
+    // A signal during start-up still stops at once, with the exit code the signal would give.
+    let started = false;
+    const stopRequested = new Promise<void>((resolve) => {
+      const stop = (signal: NodeJS.Signals) => {
+        if (started) resolve();
+        else process.exit(128 + (constants.signals[signal] ?? 0));
+      };
       process.once("SIGTERM", stop);
       process.once("SIGINT", stop);
     });
+    const lading = await startLading(loadConfig(parsed));
+    started = true;
+    out.stdout.write(`lading: API on ${lading.apiUrl}, registry on ${lading.registryUrl}\n`);
+    await stopRequested;
     lading.log.info("shutting down: finishing requests in flight");
     await lading.close();
     return 0;
