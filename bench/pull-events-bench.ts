@@ -21,18 +21,28 @@ export interface PullEventsMeasurement {
    * the client and anything else running, does not change the way it changes rates.
    */
   cpuRatio: number;
-  /** Server CPU microseconds per GET, events on and off (medians). */
+  /** Server CPU microseconds per GET, events on and off (medians), all threads. */
   cpuOn: number;
   cpuOff: number;
+  /**
+   * The same for the main thread alone, the one that answers requests: on SQLite, pull events
+   * are written by a thread of their own.
+   */
+  mainOn: number;
+  mainOff: number;
   /** Pull events written by the server with them on, against the GETs it answered. */
   written: number;
   answered: number;
 }
 
-/** CPU time (user + system) the process has used, in microseconds; 10 ms resolution. */
-function cpuMicros(pid: number): number {
+/**
+ * CPU time (user + system) the process has used, in microseconds; 10 ms resolution. With
+ * `thread`, that of its main thread alone.
+ */
+function cpuMicros(pid: number, thread = false): number {
   // Fields 14 and 15 of /proc/<pid>/stat, after the parenthesised command name.
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  const path = thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`;
+  const fields = readFileSync(path, "utf8").split(") ")[1].split(" ");
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicks;
 }
 const clockTicks = 100;
@@ -77,20 +87,21 @@ export async function measurePullEvents(
     const before = await pullEvents(on);
     const rates = { on: [] as number[], off: [] as number[] };
     const cpu = { on: [] as number[], off: [] as number[] };
-    const measureOn = async () => {
-      const before = cpuMicros(on.pid);
-      rates.on.push(await manifestRate(on.target, "GET", digests[0], requests));
+    const main = { on: [] as number[], off: [] as number[] };
+    const measure = async (which: "on" | "off") => {
+      const server = which === "on" ? on : off;
+      const before = [cpuMicros(server.pid), cpuMicros(server.pid, true)];
+      rates[which].push(
+        await manifestRate(server.target, "GET", digests[which === "on" ? 0 : 1], requests),
+      );
       // Its last batch is written before the other server is measured, not during; the
       // batch's CPU counts with the GETs it belongs to.
       await settle();
-      cpu.on.push((cpuMicros(on.pid) - before) / requests);
+      cpu[which].push((cpuMicros(server.pid) - before[0]) / requests);
+      main[which].push((cpuMicros(server.pid, true) - before[1]) / requests);
     };
-    const measureOff = async () => {
-      const before = cpuMicros(off.pid);
-      rates.off.push(await manifestRate(off.target, "GET", digests[1], requests));
-      await settle();
-      cpu.off.push((cpuMicros(off.pid) - before) / requests);
-    };
+    const measureOn = () => measure("on");
+    const measureOff = () => measure("off");
     for (let round = 0; round < rounds; round++) {
       // Alternating which goes first cancels what the order itself does to the rates.
       if (round % 2 === 0) {
@@ -101,7 +112,7 @@ export async function measurePullEvents(
         await measureOn();
       }
       log(
-        `pull events round ${round + 1}: on ${rates.on[round].toFixed(0)} req/s, off ${rates.off[round].toFixed(0)} req/s, ratio ${(rates.on[round] / rates.off[round]).toFixed(2)}; server CPU ${cpu.on[round].toFixed(0)} µs/GET on, ${cpu.off[round].toFixed(0)} off`,
+        `pull events round ${round + 1}: on ${rates.on[round].toFixed(0)} req/s, off ${rates.off[round].toFixed(0)} req/s, ratio ${(rates.on[round] / rates.off[round]).toFixed(2)}; server CPU ${cpu.on[round].toFixed(0)} µs/GET on, ${cpu.off[round].toFixed(0)} off (main thread ${main.on[round].toFixed(0)}, ${main.off[round].toFixed(0)})`,
       );
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -116,6 +127,8 @@ export async function measurePullEvents(
       cpuRatio: median(cpu.off.map((off, i) => off / cpu.on[i])),
       cpuOn: median(cpu.on),
       cpuOff: median(cpu.off),
+      mainOn: median(main.on),
+      mainOff: median(main.off),
       written,
       answered,
     };

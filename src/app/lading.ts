@@ -20,6 +20,7 @@ import {
   type Dispatcher,
   startDispatcher,
   withOutbox,
+  workerPullWriter,
 } from "../events/index.ts";
 import {
   createAccountAssociationsService,
@@ -218,6 +219,7 @@ export async function startLading(
     termsGate,
     log,
     eventsPulls: config.eventsPulls,
+    pullWriter: store.dialect === "sqlite" ? workerPullWriter(config.dataDir) : undefined,
     pool: store.poolStats,
     requestIdOf,
     onManifestPushed: scans.onManifestPushed,

@@ -6,6 +6,7 @@ export * from "./events-context.ts";
 export * from "./http-request-text.ts";
 export * from "./outbox-services.ts";
 export * from "./pull-recorder.ts";
+export * from "./pull-writer.ts";
 export * from "./record-event.ts";
 export * from "./record-events.ts";
 export * from "./redact.ts";

@@ -1,9 +1,10 @@
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
-import { type MetadataSchema, runInTransaction } from "../store/metadata/index.ts";
-import type { NewEvent } from "./record-event.ts";
-import { recordEvents } from "./record-events.ts";
-import { civilTime, type EventRepo, type RegistryClient } from "./registry-events.ts";
+import type { MetadataSchema } from "../store/metadata/index.ts";
+import { type Pull, type PullRecord, pullRecordOf } from "./pull-event.ts";
+import { inProcessPullWriter, type PullWriter } from "./pull-writer.ts";
+
+export type { Pull } from "./pull-event.ts";
 
 /** How often buffered pull events are written. */
 export const pullFlushMs = 250;
@@ -14,18 +15,6 @@ export const pullFlushSize = 500;
  * dropped and counted, so a stalled store cannot grow the buffer without bound.
  */
 export const pullBufferLimit = 50_000;
-
-/** One manifest GET or HEAD that answered. */
-export interface Pull {
-  repo: EventRepo;
-  repository: string;
-  /** The tag pulled by, "" for a pull by digest. */
-  tag: string;
-  digest: string;
-  mediaType: string;
-  method: "GET" | "HEAD";
-  client: RegistryClient;
-}
 
 /** Collects pull events and writes them in batches. */
 export interface PullRecorder {
@@ -50,9 +39,14 @@ export function createPullRecorder(options: {
   db: Kysely<MetadataSchema>;
   registryUrl: () => string;
   log: Logger;
+  /** Where batches go; by default written through `db` on this thread. */
+  writer?: PullWriter;
 }): PullRecorder {
-  let buffer: NewEvent[] = [];
+  const writer = options.writer ?? inProcessPullWriter(options.db);
+  let buffer: PullRecord[] = [];
   let dropped = 0;
+  /** Events flushed and waiting for their turn to be written: they count against the limit. */
+  let queued = 0;
   let writing: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
 
@@ -62,49 +56,37 @@ export function createPullRecorder(options: {
     if (buffer.length === 0) return writing;
     const batch = buffer;
     buffer = [];
+    queued += batch.length;
     // One write at a time, in pull order; a failed batch is logged, not retried (see above).
     writing = writing.then(() =>
-      runInTransaction(options.db, (db) => recordEvents(db, batch)).catch((err: unknown) =>
-        options.log.warn({ err, events: batch.length }, "writing pull events failed"),
-      ),
+      writer
+        .write(options.registryUrl(), batch)
+        .catch((err: unknown) =>
+          options.log.warn({ err, events: batch.length }, "writing pull events failed"),
+        )
+        .finally(() => {
+          queued -= batch.length;
+        }),
     );
     return writing;
   }
 
   return {
     record(pull) {
-      if (buffer.length >= pullBufferLimit) {
+      if (buffer.length + queued >= pullBufferLimit) {
         dropped++;
         return;
       }
-      const time = new Date().toISOString();
-      const body: Record<string, string> = {
-        repository: pull.repository,
-        repo_id: pull.repo.uid,
-        digest: pull.digest,
-        method: pull.method,
-        type: "manifest",
-        when: civilTime(time),
-        remote_address: pull.client.remoteAddress,
-        user_agent: pull.client.userAgent,
-      };
-      if (pull.tag !== "") body.tag = pull.tag;
-      buffer.push({
-        type: "dev.lading.registry.pull.v1",
-        source: options.registryUrl(),
-        subject: pull.repo.uid,
-        groupUid: pull.repo.root_uid,
-        actor: pull.client.actor,
-        body,
-        extensions: { digest: pull.digest, mediatype: pull.mediaType },
-        time,
-      });
+      buffer.push(pullRecordOf(pull));
       if (buffer.length >= pullFlushSize) void flush();
       else timer ??= setTimeout(flush, pullFlushMs).unref();
     },
     flush,
     pending: () => buffer.length,
     dropped: () => dropped,
-    close: flush,
+    async close() {
+      await flush();
+      await writer.close();
+    },
   };
 }

@@ -3,7 +3,7 @@ import type { Socket } from "node:net";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { TokenIssuer } from "../../auth/index.ts";
-import { createPullRecorder } from "../../events/index.ts";
+import { createPullRecorder, type PullWriter } from "../../events/index.ts";
 import type { TermsGate } from "../../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../../rpc/index.ts";
 import type { BlobStore, BlobStoreDriver } from "../../store/blobs/index.ts";
@@ -58,6 +58,8 @@ export interface OciDoorOptions {
   tokenTtlSeconds?: number;
   /** Whether manifest GETs and HEADs record pull events (--events-pulls). Default true. */
   eventsPulls?: boolean;
+  /** Where pull events are written; by default through `db` on the request thread. */
+  pullWriter?: PullWriter;
   /** The PostgreSQL pool's figures for /metrics; absent on SQLite. */
   pool?: RegistryGauges["pool"];
   /** Told of every committed manifest push (see OciContext). */
@@ -120,7 +122,12 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     pulls:
       options.eventsPulls === false
         ? undefined
-        : createPullRecorder({ db, registryUrl: () => options.registryUrl, log }),
+        : createPullRecorder({
+            db,
+            registryUrl: () => options.registryUrl,
+            log,
+            writer: options.pullWriter,
+          }),
   };
   const token = createTokenEndpoint({ db, auth });
   const metrics = createRegistryMetrics({

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { openTestStore, storeKinds } from "../../../test/support/stores.ts";
+import SQLite from "better-sqlite3";
+import { createTestStore, openTestStore, storeKinds } from "../../../test/support/stores.ts";
 import { afterCommit, runInTransaction } from "./ambient-transactions.ts";
-import type { MetadataStore } from "./metadata-store.ts";
+import { createMetadataStore, type MetadataStore } from "./metadata-store.ts";
 
 for (const kind of storeKinds) {
   describe(`runInTransaction [${kind}]`, () => {
@@ -106,3 +108,36 @@ for (const kind of storeKinds) {
     });
   });
 }
+
+describe("runInTransaction [sqlite, a second connection]", () => {
+  it("takes the write lock when the transaction begins, not at its first write", async () => {
+    const location = await createTestStore("sqlite");
+    const store = createMetadataStore(location.options);
+    await store.migrate();
+    // No busy timeout: a locked database answers at once.
+    const other = new SQLite(join(location.options.dataDir, "lading.db"), { timeout: 0 });
+    const otherWrite = other.prepare("insert into settings (key, value) values ('other', 'v')");
+    try {
+      await runInTransaction(store.db, async () => {
+        // A read first: with a plain `begin`, the other connection could commit here and this
+        // transaction's first write would then fail with SQLITE_BUSY, without waiting.
+        await store.db.selectFrom("settings").select("key").execute();
+        assert.throws(() => otherWrite.run(), /database is locked/);
+        await store.db.insertInto("settings").values({ key: "own", value: "v" }).execute();
+      });
+      otherWrite.run();
+      const keys = await store.db.selectFrom("settings").select("key").execute();
+      assert.deepEqual(
+        keys
+          .map((k) => k.key)
+          .filter((k) => k === "own" || k === "other")
+          .sort(),
+        ["other", "own"],
+      );
+    } finally {
+      other.close();
+      await store.close();
+      await location.drop();
+    }
+  });
+});

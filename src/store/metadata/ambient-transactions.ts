@@ -36,11 +36,19 @@ interface Borrowed extends DatabaseConnection {
  */
 class AmbientDriver implements Driver {
   readonly #inner: Driver;
+  readonly #begin: string | undefined;
   readonly #context = new AsyncLocalStorage<Ambient>();
   #initialised: Promise<void> | undefined;
 
-  constructor(inner: Driver) {
+  constructor(inner: Driver, begin: string | undefined) {
     this.#inner = inner;
+    this.#begin = begin;
+  }
+
+  /** Opens a transaction with the dialect's own statement, or the driver's default one. */
+  #beginOn(connection: DatabaseConnection, settings: TransactionSettings) {
+    if (this.#begin === undefined) return this.#inner.beginTransaction(connection, settings);
+    return connection.executeQuery(CompiledQuery.raw(this.#begin)).then(() => undefined);
   }
 
   init() {
@@ -80,7 +88,7 @@ class AmbientDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
     const ambient = borrowedFrom(connection);
-    if (!ambient) return this.#inner.beginTransaction(connection, settings);
+    if (!ambient) return this.#beginOn(connection, settings);
     const name = `lading_nested_${ambient.nextSavepoint++}`;
     ambient.savepoints.push(name);
     await connection.executeQuery(CompiledQuery.raw(`savepoint ${name}`));
@@ -136,7 +144,7 @@ class AmbientDriver implements Driver {
       committed: [],
     };
     try {
-      await this.#inner.beginTransaction(connection, {});
+      await this.#beginOn(connection, {});
       let result: T;
       try {
         result = await this.#context.run(ambient, work);
@@ -178,14 +186,22 @@ function borrowedFrom(connection: DatabaseConnection): Ambient | undefined {
 /** `dialect` with ambient transactions (see AmbientDriver). */
 export class AmbientDialect implements Dialect {
   readonly #inner: Dialect;
+  readonly #begin: string | undefined;
   driver: AmbientDriver | undefined;
 
-  constructor(inner: Dialect) {
+  /**
+   * `begin` replaces the statement that opens a transaction: SQLite's `begin immediate` takes
+   * the write lock at once, waiting for another connection's writer, where a plain `begin` that
+   * reads first fails at its first write (SQLITE_BUSY, without waiting) when another connection
+   * committed in between.
+   */
+  constructor(inner: Dialect, options: { begin?: string } = {}) {
     this.#inner = inner;
+    this.#begin = options.begin;
   }
 
   createDriver(): Driver {
-    this.driver = new AmbientDriver(this.#inner.createDriver());
+    this.driver = new AmbientDriver(this.#inner.createDriver(), this.#begin);
     return this.driver;
   }
   createQueryCompiler() {

@@ -49,17 +49,19 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
   const kind = url ? "postgres" : "sqlite";
   let statistics: StatisticsKeeper | undefined;
   const pool = url ? openPool(url, options.poolSize ?? 10) : undefined;
-  const dialect = new AmbientDialect(
-    pool
-      ? new PostgresDialect({ pool })
-      : new SqliteDialect({
+  // SQLite has a second writer: the pull event writer thread (workerPullWriter).
+  const dialect = pool
+    ? new AmbientDialect(new PostgresDialect({ pool }))
+    : new AmbientDialect(
+        new SqliteDialect({
           database: () => {
             const database = openSqlite(options.dataDir);
             statistics = keepStatistics(database);
             return Promise.resolve(cachingStatements(database));
           },
         }),
-  );
+        { begin: "begin immediate" },
+      );
   const db = new Kysely<MetadataSchema>({ dialect });
   registerAmbient(db, dialect);
   const postgresStatistics = pool && keepPostgresStatistics(db as Kysely<unknown>);

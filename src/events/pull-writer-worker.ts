@@ -1,0 +1,41 @@
+// The worker thread of workerPullWriter: writes the batches of pull events it is sent, one at a
+// time, through its own connection to the SQLite file.
+import { parentPort, workerData } from "node:worker_threads";
+import { sql } from "kysely";
+import { createMetadataStore, runInTransaction } from "../store/metadata/index.ts";
+import { type PullRecord, pullEventOf } from "./pull-event.ts";
+import { recordEvents } from "./record-events.ts";
+
+type Message = { close: true } | { id: number; source: string; pulls: PullRecord[] };
+
+const port = parentPort;
+if (!port) throw new Error("pull-writer-worker.ts runs as a worker thread");
+const store = createMetadataStore({ dataDir: (workerData as { dataDir: string }).dataDir });
+// The server's own transactions (an advisory import, say) may hold the write lock for seconds:
+// this thread waits them out, while pulls go on buffering on the other side.
+const ready = sql`PRAGMA busy_timeout = 60000`.execute(store.db);
+
+let turn: Promise<void> = ready.then(
+  () => undefined,
+  () => undefined,
+);
+port.on("message", (message: Message) => {
+  turn = turn.then(async () => {
+    if ("close" in message) {
+      await store.close();
+      port.close();
+      return;
+    }
+    try {
+      await runInTransaction(store.db, (db) =>
+        recordEvents(
+          db,
+          message.pulls.map((pull) => pullEventOf(pull, message.source)),
+        ),
+      );
+      port.postMessage({ id: message.id });
+    } catch (error) {
+      port.postMessage({ id: message.id, error: (error as Error).message });
+    }
+  });
+});
