@@ -111,6 +111,7 @@ export async function importPythonFile(
     { digest: stored.digest, size: stored.size, filename, kind },
     project,
     version,
+    ctx.maxFileBytes * 8,
   );
   if (facts.value === undefined) return refused(facts.error ?? "bad distribution");
   const summary = facts.value.summary ?? "";

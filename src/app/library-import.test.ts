@@ -63,16 +63,17 @@ describe("library import: file rules", () => {
     }
   });
 
-  it("takes an sdist's display name and summary from its PKG-INFO when it names the project", async () => {
+  it("takes an sdist's display name and summary from its PKG-INFO when it names the project, and bounds its unpacking", async () => {
     const dir = await mkdtemp(join(tmpdir(), "lading-sdist-"));
     try {
       const blobs = createFilesystemBlobStore({ dir });
-      const sdist = async (name: string) => {
+      const sdist = async (name: string, padding = 0, maxUnpackedBytes = 1024 ** 3) => {
         const pack = tar.pack();
         pack.entry(
           { name: "x-1.0/PKG-INFO" },
           `Metadata-Version: 2.1\nName: ${name}\nVersion: 1.0\nSummary: Does X\n\nlong text\n`,
         );
+        if (padding > 0) pack.entry({ name: "x-1.0/zeros" }, Buffer.alloc(padding));
         pack.finalize();
         const chunks: Buffer[] = [];
         for await (const chunk of pack) chunks.push(chunk as Buffer);
@@ -85,10 +86,15 @@ describe("library import: file rules", () => {
           { ...stored, filename: "x-1.0.tar.gz", kind: "sdist" },
           "x-pkg",
           "1.0",
+          maxUnpackedBytes,
         );
       };
       assert.deepEqual((await sdist("X.Pkg")).value, { name: "X.Pkg", summary: "Does X" });
       assert.deepEqual((await sdist("other")).value, {});
+      // 2 MiB of zeros gzip to a few KiB: within 200 times that, but over a 1 MiB flat bound.
+      const bomb = await sdist("X.Pkg", 2 * 1024 * 1024, 1024 * 1024);
+      assert.match(bomb.error ?? "", /^x-1\.0\.tar\.gz: unpacks to more than 1048576 bytes$/);
+      assert.equal((await sdist("X.Pkg", 2 * 1024 * 1024, 4 * 1024 * 1024)).error, undefined);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -18,8 +18,6 @@ type WithStore = (
   work: (tools: StoreTools) => Promise<void>,
 ) => Promise<number>;
 
-/** Largest file imported: what the repositories accept on upload. */
-const maxFileBytes = 1024 ** 3;
 /** A progress line at least this often (files), and at most once a second otherwise. */
 const progressEvery = 100;
 
@@ -103,7 +101,8 @@ async function runImport(
         orgName,
         registryUrl: registryUrlOf(config),
         actor: adminActor,
-        maxFileBytes,
+        // What the repositories accept on upload (--libraries-max-file-size).
+        maxFileBytes: config.librariesMaxFileBytes,
       },
       dir,
       (p) => {

@@ -11,7 +11,10 @@ import { readZipDirectory, readZipMember } from "./zip-directory.ts";
 const maxMetadataBytes = 16 * 1024 * 1024;
 /** Longest summary kept from METADATA. */
 const maxSummary = 2000;
-/** A gzip that expands beyond this many times its size is refused, not unpacked on. */
+/**
+ * A gzip that expands beyond this many times its size is refused, not unpacked on; and beyond
+ * the caller's flat bound whatever its size, as npm tarballs are (maxFileBytes × 8).
+ */
 const maxExpansion = 200;
 
 /** What a distribution's own metadata declares, where it was read. */
@@ -34,9 +37,10 @@ export async function checkDistribution(
   file: { digest: string; size: number; filename: string; kind: PythonFileKind },
   project: string,
   version: string,
+  maxUnpackedBytes: number,
 ): Promise<{ value?: DistributionFacts; error?: string }> {
   if (file.kind === "sdist" && file.filename.toLowerCase().endsWith(".tar.gz")) {
-    const read = await checkTarGz(blobs, file.digest, file.size);
+    const read = await checkTarGz(blobs, file.digest, file.size, maxUnpackedBytes);
     if (read.error !== undefined) return { error: `${file.filename}: ${read.error}` };
     return { value: sdistFacts(read.pkgInfo, project) };
   }
@@ -104,8 +108,9 @@ async function checkTarGz(
   blobs: BlobStore,
   digest: string,
   size: number,
+  maxUnpackedBytes: number,
 ): Promise<{ error?: string; pkgInfo?: string }> {
-  const limit = Math.max(64 * 1024 * 1024, size * maxExpansion);
+  const limit = Math.min(Math.max(64 * 1024 * 1024, size * maxExpansion), maxUnpackedBytes);
   let expanded = 0;
   const bound = new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -137,6 +142,7 @@ async function checkTarGz(
   } catch (error) {
     extract.destroy();
     await reading.catch(() => undefined);
+    if (expanded > limit) return { error: `unpacks to more than ${limit} bytes` };
     return { error: `not a gzip tar archive (${(error as Error).message})` };
   }
   return entries === 0 ? { error: "the tar archive is empty" } : { pkgInfo };

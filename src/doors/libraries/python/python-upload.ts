@@ -72,6 +72,7 @@ export async function uploadPython(
     { digest: file.digest, size: file.size, filename: file.filename, kind: upload.kind },
     upload.project,
     upload.version,
+    ctx.maxFileBytes * 8,
   );
   if (facts.value === undefined) throw bad(facts.error ?? "bad distribution");
   const requiresPython = upload.requiresPython || facts.value.requiresPython || "";
