@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import type { CompiledQuery } from "kysely";
 import { openTestStore, storeKinds } from "../../test/support/stores.ts";
 import { LadingError } from "../errors/index.ts";
 import { identityExtras, type MetadataSchema } from "../store/metadata/index.ts";
@@ -195,6 +196,40 @@ for (const kind of storeKinds) {
       assert.equal(await first.grants(), grants, "memoized within the request");
       const second = await auth.authenticate(header);
       assert.equal((await second.grants()).can("repo.list", root), false);
+    });
+
+    test("API requests read the identity and its bindings side by side; the registry's only when asked", async () => {
+      const identity = await addIdentity(root);
+      await bind(identity, root, builtInRoleUid("viewer"));
+      const events: string[] = [];
+      const tableOf = (sql: string) =>
+        sql.includes('from "role_bindings"') ? "role_bindings" : "identities";
+      // Kysely keeps private fields: methods run on the real instance; executeQuery is watched.
+      const watched = new Proxy(t.store.db, {
+        get(target, property) {
+          if (property === "executeQuery") {
+            return async (query: CompiledQuery) => {
+              events.push(`start ${tableOf(query.sql)}`);
+              const result = await target.executeQuery(query);
+              events.push(`end ${tableOf(query.sql)}`);
+              return result;
+            };
+          }
+          const value = Reflect.get(target, property, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const watchedAuth = createAuthenticator({ db: watched, tokens, audience: api });
+      const principal = await watchedAuth.authenticate(await bearer(identity));
+      assert.deepEqual(events.slice(0, 2).sort(), ["start identities", "start role_bindings"]);
+      assert.equal((await principal.grants()).can("repo.list", root), true);
+      assert.equal(events.length, 4, "the grants need no further read");
+      events.length = 0;
+      const claims = await tokens.verify((await bearer(identity)).slice(7), { audience: api });
+      const registryPrincipal = await watchedAuth.principalFor(claims);
+      assert.deepEqual(events, ["start identities", "end identities"]);
+      assert.equal((await registryPrincipal.grants()).can("repo.list", root), true);
+      assert.deepEqual(events.slice(2), ["start role_bindings", "end role_bindings"]);
     });
 
     test("refuses missing, malformed, foreign-audience and orphaned credentials", async () => {

@@ -262,6 +262,42 @@ for (const pair of registryPairs) {
       assert.equal(java?.description, "Imported demo");
     });
 
+    it("refuses a file over --libraries-max-file-size, as an upload would be", async () => {
+      const small = join(dir, "small-mirror");
+      const wheel = buildWheel({ name: "imp-big", version: "1.0" });
+      assert.ok(wheel.bytes.length > 1024, "the wheel is over the limit below");
+      await writeTree(small, { [`python/${wheel.filename}`]: wheel.bytes });
+      const result = await cli.run(
+        [
+          "-o",
+          "json",
+          "admin",
+          "import",
+          "libraries",
+          "--org",
+          "acme",
+          ...storeFlags,
+          "--libraries-max-file-size",
+          "1KiB",
+          small,
+        ],
+        pair.blobs === "s3"
+          ? {
+              AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? "",
+              AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? "",
+            }
+          : {},
+      );
+      assert.equal(result.code, 1, result.stderr);
+      const summary = JSON.parse(result.stdout);
+      assert.equal(summary.ecosystems.python.filesRefused, 1);
+      assert.deepEqual(
+        summary.problems.map((p: { path: string }) => p.path),
+        [`python/${wheel.filename}`],
+      );
+      assert.match(summary.problems[0].reason, /1024/);
+    });
+
     it("a second import finds everything unchanged and a changed file in conflict", async () => {
       const changed = buildWheel({ name: "imp-demo", version: "2.0", requiresPython: ">=3.9" });
       await writeFile(join(mirror, "python/i", changed.filename), changed.bytes);
