@@ -238,13 +238,18 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
               ),
             ).then((counts) => counts.reduce((a, b) => a + b, 0n))
           : countWhere(where);
-      const storeKeys = (): Promise<PageKey[]> =>
-        keys
+      // A first page reads its rows with its keys: one round trip instead of two. Past a skip,
+      // the keys alone walk the (sort, uid) index and only the page's rows are read.
+      let keysCarryRows = false;
+      const storeKeys = (): Promise<PageKey[]> => {
+        keysCarryRows = p.skip === 0;
+        return (keysCarryRows ? keys.selectAll() : keys)
           .orderBy(sortExpr, direction)
           .orderBy("uid", direction)
           .limit(size + 1)
           .offset(p.skip)
           .execute();
+      };
       const findKeys = async () =>
         (await query.findKeys?.({
           visible: query.visible,
@@ -266,7 +271,11 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
       const pageKeys = found.slice(0, size);
       const byUid = new Map<string, MetadataSchema[typeof spec.table]>();
       type Row = MetadataSchema[typeof spec.table];
-      if (pageKeys.length > 0) {
+      if (keysCarryRows) {
+        for (const { sort_key: _, ...row } of pageKeys as (PageKey & Row)[]) {
+          byUid.set(row.uid, row as unknown as Row);
+        }
+      } else if (pageKeys.length > 0) {
         const uids = pageKeys.map((k: { uid: string }) => k.uid);
         const read = await anyDb
           .selectFrom(spec.table as string)
