@@ -1,4 +1,5 @@
-import { measureAdvisories } from "./advisory-bench.ts";
+import { spawn } from "node:child_process";
+import type { AdvisoryMeasurement } from "./advisory-bench.ts";
 import { measureEvents } from "./events-bench.ts";
 import { measureNpmPackuments } from "./library-npm-bench.ts";
 import { measurePythonRepository } from "./library-python-bench.ts";
@@ -16,6 +17,30 @@ import { measureVulnReports } from "./vuln-report-bench.ts";
  */
 const only = process.argv[2];
 const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** measureAdvisories for one store in a process of its own (advisory-child.ts). */
+function measureAdvisoriesApart(
+  kind: "sqlite" | "postgres",
+  count: number,
+): Promise<AdvisoryMeasurement[]> {
+  const child = spawn(
+    process.execPath,
+    [new URL("./advisory-child.ts", import.meta.url).pathname, kind, String(count)],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let stdout = "";
+  child.stdout.on("data", (d) => {
+    stdout += d;
+  });
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(JSON.parse(stdout) as AdvisoryMeasurement[])
+        : reject(new Error(`the ${kind} advisory bench exited with ${code}`)),
+    );
+  });
+}
 
 if (!only || only === "lists") {
   const rows = [];
@@ -76,7 +101,7 @@ if (!only || only === "advisories") {
   for (const kind of ["sqlite", "postgres"] as const) {
     if (!stores.includes(kind)) continue;
     log(`advisories on ${kind}: importing ${count} generated advisories…`);
-    rows.push(...(await measureAdvisories(kind, count, log)));
+    rows.push(...(await measureAdvisoriesApart(kind, count)));
   }
   console.log(
     "\nstore     workload                                          value                                  target",
