@@ -22,8 +22,8 @@ let turn: Promise<void> = ready.then(
 port.on("message", (message: Message) => {
   turn = turn.then(async () => {
     if ("close" in message) {
-      await store.close();
-      port.close();
+      // Whatever closing the connection does, the thread ends: the server waits for it.
+      await store.close().finally(() => port.close());
       return;
     }
     try {

@@ -1,4 +1,3 @@
-import { once } from "node:events";
 import { Worker } from "node:worker_threads";
 import type { Kysely } from "kysely";
 import { type MetadataSchema, runInTransaction } from "../store/metadata/index.ts";
@@ -51,8 +50,6 @@ export function workerPullWriter(dataDir: string): PullWriter {
     const started = new Worker(new URL("./pull-writer-worker.ts", import.meta.url), {
       workerData: { dataDir },
     });
-    // Only writes in flight keep the process alive (see write).
-    started.unref();
     started.on("message", ({ id, error }: Reply) => {
       const entry = waiting.get(id);
       waiting.delete(id);
@@ -65,6 +62,8 @@ export function workerPullWriter(dataDir: string): PullWriter {
       if (worker === started) worker = undefined;
       failAll(new Error(`the pull event writer stopped (exit code ${code})`));
     });
+    // Only writes in flight keep the process alive (see write); after the listeners, which ref.
+    started.unref();
     return started;
   };
 
@@ -83,8 +82,9 @@ export function workerPullWriter(dataDir: string): PullWriter {
       const stopping = worker;
       worker = undefined;
       if (!stopping) return;
-      // Messages are handled in order: the writes sent before this one finish first.
-      const exited = once(stopping, "exit");
+      // Messages are handled in order: the writes sent before this one finish first. The
+      // thread's end is awaited however it ends (a failed close is an 'error', then the exit).
+      const exited = new Promise((resolve) => stopping.once("exit", resolve));
       stopping.ref();
       stopping.postMessage({ close: true });
       await exited;

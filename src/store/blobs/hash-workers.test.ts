@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { describe, it } from "node:test";
 import { blockBytes, borrowBlocks, returnBlocks } from "./blocks.ts";
@@ -61,5 +62,20 @@ describe("block hashers", () => {
       `sha256:${createHash("sha256").update(Buffer.alloc(0)).digest("hex")}`,
     );
     await assert.rejects(done.digest(), /spent/);
+  });
+
+  it("an idle worker keeps no process alive, even one only ever told to discard", async () => {
+    // In a process of its own: the worker pool is per process, and this one has workers busy.
+    const script = `
+      import { createBlockHasher } from ${JSON.stringify(new URL("./hash-workers.ts", import.meta.url).href)};
+      createBlockHasher("sha256").discard();
+      setTimeout(() => { console.log("still alive"); process.exit(1); }, 5000).unref();
+    `;
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      timeout: 20_000,
+      encoding: "utf8",
+    });
+    assert.equal(child.signal, null, "the process ended by itself");
+    assert.equal(child.status, 0, child.stdout + child.stderr);
   });
 });

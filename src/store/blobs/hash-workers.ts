@@ -90,7 +90,6 @@ class HashWorker {
 
   constructor() {
     this.#worker = new Worker(`(${hashWorkerMain})()`, { eval: true });
-    this.#worker.unref();
     this.#worker.on("message", (reply: Reply) => {
       const waiter = this.#waiting.get(reply.ticket);
       this.#waiting.delete(reply.ticket);
@@ -105,6 +104,9 @@ class HashWorker {
     };
     this.#worker.on("error", fail);
     this.#worker.on("exit", (code) => fail(new Error(`hash worker exited with code ${code}`)));
+    // After the listeners: adding one refs the worker again, and a worker only ever told to
+    // discard (a refused upload) then kept a CLI from exiting.
+    this.#worker.unref();
   }
 
   post(request: Request, transfer: ArrayBuffer[] = []) {
