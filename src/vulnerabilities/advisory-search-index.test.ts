@@ -10,6 +10,7 @@ import {
 } from "../store/metadata/index.ts";
 import { newChildUid, newRootUid } from "../uidp/index.ts";
 import { createAdvisorySearchIndex, type SearchCount } from "./advisory-search-index.ts";
+import { buildTrigrams, candidatesOf } from "./advisory-trigrams.ts";
 import { importFeed } from "./import/import-feed.ts";
 import { importFormats } from "./import/import-formats.ts";
 import { ensurePublicAdvisoriesGroup } from "./public-advisories.ts";
@@ -144,6 +145,81 @@ for (const kind of storeKinds) {
           (await storeCount(store.db, { ...withdrawn, query: "cve-", showWithdrawn: false })),
         "some matching advisories must be withdrawn, or show_withdrawn proves nothing",
       );
+    });
+
+    it("finds through trigrams what the store finds: any length, no match, non-ASCII", async () => {
+      // Some rows in every scope get non-ASCII text, put back afterwards: the generator
+      // writes ASCII only. The change counter is left alone, so no other index sees it.
+      const originals = await store.db
+        .selectFrom("advisories")
+        .select(["uid", "search_text"])
+        .orderBy("uid")
+        .execute();
+      const changed = originals.filter((_, i) => i % 7 === 0);
+      const extras = ["\nñandú-日本語-😀", "\nstraße-ü", "\n😀😀-é"];
+      try {
+        for (const [i, row] of changed.entries()) {
+          await store.db
+            .updateTable("advisories")
+            .set({ search_text: `${row.search_text}${extras[i % extras.length]}` })
+            .where("uid", "=", row.uid)
+            .execute();
+        }
+        const index = createAdvisorySearchIndex(store.db);
+        await index.refresh();
+        const texts = (
+          await store.db.selectFrom("advisories").select("search_text").orderBy("uid").execute()
+        ).map((r) => r.search_text);
+        const trigrams = await buildTrigrams(texts);
+        // Every trigram of these is in some row, yet no row holds them whole.
+        for (const query of ["2018-2025", "ghsa-cve-"]) {
+          assert.ok((candidatesOf(trigrams, query)?.length ?? 0) > 0, query);
+          assert.ok(!texts.some((t) => t.includes(query)), query);
+        }
+        const queries = [
+          ...["-", "c", "ñ", "😀", "cv", "-2", "日本", "ß-"],
+          ...["cve", "-20", "ssl", "ndú", "😀😀", "aße"],
+          ...["cve-2021", "openssl", "ñandú-日本語", "😀-é", "straße-ü"],
+          ...["2018-2025", "ghsa-cve-", "zz-none", "日本人"],
+        ];
+        const scopes: Omit<SearchCount, "query">[] = [
+          {
+            visible: { scopes: [publicGroup, org] },
+            descendantsOf: "",
+            childrenOf: "",
+            showWithdrawn: false,
+          },
+          { visible: { scopes: [team] }, descendantsOf: "", childrenOf: "", showWithdrawn: true },
+          { visible: { scopes: [org] }, descendantsOf: team, childrenOf: "", showWithdrawn: false },
+          {
+            visible: { scopes: [other, team] },
+            descendantsOf: "",
+            childrenOf: "",
+            showWithdrawn: true,
+          },
+        ];
+        let nonZero = 0;
+        for (const query of queries) {
+          for (const scope of scopes) {
+            const request = { ...scope, query };
+            const expected = await storeOrder(store.db, request, "uid", false);
+            if (expected.length > 0) nonZero++;
+            const label = `${query} in ${JSON.stringify(scope)}`;
+            assert.equal(await index.count(request), BigInt(expected.length), label);
+            const page = { column: "uid", desc: false, after: undefined, skip: 0, limit: 10_000 };
+            assert.deepEqual(await index.page({ ...request, ...page }), expected, label);
+          }
+        }
+        assert.ok(nonZero > 50, "the cases must match rows, or they prove nothing");
+      } finally {
+        for (const row of changed) {
+          await store.db
+            .updateTable("advisories")
+            .set({ search_text: row.search_text })
+            .where("uid", "=", row.uid)
+            .execute();
+        }
+      }
     });
 
     it("remembers a count only for the same query, scopes, subtree and withdrawn flag", async () => {

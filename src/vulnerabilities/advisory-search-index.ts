@@ -8,6 +8,7 @@ import {
   type SearchSnapshot,
   visibleIntervals,
 } from "./advisory-search-ranges.ts";
+import { buildTrigrams, candidatesOf } from "./advisory-trigrams.ts";
 
 /** Most advisories held in memory; a larger table is counted by the store instead. */
 export const maxIndexedAdvisories = 1_000_000;
@@ -17,7 +18,7 @@ const loadChunk = 5000;
 
 /**
  * Bytes of match sets remembered per copy (one byte a row each): paging through one search asks
- * for the same rows on every page, and finding them scans every text. The key holds everything
+ * for the same rows on every page, and finding them can read every text. The key holds everything
  * the matches depend on besides the copy.
  */
 const rememberedBytes = 32 * 1024 * 1024;
@@ -35,9 +36,10 @@ export interface SearchCount {
 /**
  * Counts the advisories whose search text holds a substring. A substring cannot use an index,
  * so the store reads every visible row for each count (15 ms and more at 100,000 advisories);
- * the same scan over the texts held in memory takes a few milliseconds. The copy is tagged
- * with the advisory change counter and is only used while the counter is unchanged; after an
- * import, counts go to the store until the copy is reloaded in the background.
+ * the texts held in memory, with their trigrams, answer most in a fraction of a millisecond
+ * (a scan of them all takes a few milliseconds). The copy is tagged with the advisory change
+ * counter and is only used while the counter is unchanged; after an import, counts go to the
+ * store until the copy is reloaded in the background.
  */
 export interface AdvisorySearchIndex {
   /**
@@ -111,6 +113,7 @@ export function createAdvisorySearchIndex(
       // Let requests in: a synchronous driver answers a whole chunk without yielding.
       await new Promise((resolve) => setImmediate(resolve));
     }
+    const trigrams = await buildTrigrams(texts);
     snapshot = {
       version,
       uids,
@@ -118,6 +121,7 @@ export function createAdvisorySearchIndex(
       withdrawn: Uint8Array.from(withdrawn),
       ids,
       byId: idOrder(ids),
+      trigrams,
       matches: new Map(),
     };
   };
@@ -190,14 +194,34 @@ export function matchesOf(snapshot: Snapshot, request: SearchCount): SearchMatch
   return found;
 }
 
-/** One pass over the texts in uid order: the rows the store's query would select. */
+/**
+ * The rows the store's query would select, in uid order. A query of 3 or more characters checks
+ * only the visible rows holding its rarest trigram (about 0.1 ms instead of 5–7 for a typical
+ * new query at 100,000 advisories); a shorter one reads every visible text.
+ */
 function matchIn(snapshot: Snapshot, request: SearchCount): SearchMatches {
   const { uids, texts, withdrawn } = snapshot;
   const { query, showWithdrawn } = request;
   const rows = new Uint8Array(uids.length);
   let count = 0;
-  for (const [start, end] of visibleIntervals(uids, request)) {
-    for (let i = start; i < end; i++) {
+  const candidates = candidatesOf(snapshot.trigrams, query);
+  // Ascending, so one walk of the candidates meets each interval in turn.
+  const intervals = visibleIntervals(uids, request).sort((x, y) => x[0] - y[0]);
+  let k = 0;
+  for (const [start, end] of intervals) {
+    if (candidates === undefined) {
+      for (let i = start; i < end; i++) {
+        if ((showWithdrawn || withdrawn[i] === 0) && texts[i].includes(query)) {
+          rows[i] = 1;
+          count++;
+        }
+      }
+      continue;
+    }
+    // A narrow scope skips most candidates: find its first one by bisection, not one by one.
+    k = firstAtLeast(candidates, start, k);
+    for (; k < candidates.length && candidates[k] < end; k++) {
+      const i = candidates[k];
       if ((showWithdrawn || withdrawn[i] === 0) && texts[i].includes(query)) {
         rows[i] = 1;
         count++;
@@ -205,4 +229,16 @@ function matchIn(snapshot: Snapshot, request: SearchCount): SearchMatches {
     }
   }
   return { rows, count };
+}
+
+/** The first index at or after `from` whose value is at least `value` (`values` ascending). */
+function firstAtLeast(values: Uint32Array, value: number, from: number): number {
+  let lo = from;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -1,5 +1,6 @@
 import type { Visibility } from "../lists/index.ts";
 import { descendantRange, isWithin } from "../uidp/index.ts";
+import type { Trigrams } from "./advisory-trigrams.ts";
 
 /** The part of a search that decides which rows it may see. */
 export interface SearchScope {
@@ -21,6 +22,8 @@ export interface SearchSnapshot {
    * UTF-16 order differs from the store's byte order, so the copy cannot page by id.
    */
   byId: Uint32Array | undefined;
+  /** The rows holding each trigram of the texts: a new query checks only those. */
+  trigrams: Trigrams;
   /** Match sets already found on this copy, least recently used first. */
   matches: Map<string, SearchMatches>;
 }
