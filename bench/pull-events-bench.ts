@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createMetadataStore } from "../src/store/metadata/index.ts";
+import { createTestStore } from "../test/support/stores.ts";
 import { manifestRate, pushSmallImage } from "./oci-workloads.ts";
 import { type LadingProcess, startLadingProcess } from "./registry.ts";
 
@@ -48,7 +49,7 @@ function cpuMicros(pid: number, thread = false): number {
 const clockTicks = 100;
 
 async function pullEvents(lading: LadingProcess): Promise<number> {
-  const store = createMetadataStore({ dataDir: lading.dataDir });
+  const store = createMetadataStore({ dataDir: lading.dataDir, databaseUrl: lading.databaseUrl });
   try {
     const row = await store.db
       .selectFrom("events")
@@ -62,17 +63,27 @@ async function pullEvents(lading: LadingProcess): Promise<number> {
 }
 
 /**
- * Manifest GET req/s (16 connections) of two servers on SQLite side by side, one writing pull
- * events and one not, measured in alternating rounds so that both see the same machine load;
- * then the pull events the first one wrote, which must be one per GET.
+ * Manifest GET req/s (16 connections) of two servers on `kind` side by side (on PostgreSQL, a
+ * database each), one writing pull events and one not, measured in alternating rounds so that
+ * both see the same machine load; then the pull events the first one wrote, which must be one
+ * per GET.
  */
 export async function measurePullEvents(
+  kind: "sqlite" | "postgres",
   log: (line: string) => void,
   requests = Number(process.env.LADING_BENCH_PULLS ?? 20_000),
   rounds = Number(process.env.LADING_BENCH_PULL_ROUNDS ?? 5),
 ): Promise<PullEventsMeasurement> {
-  const on = await startLadingProcess("acme/pulls");
-  const off = await startLadingProcess("acme/pulls", ["--events-pulls", "false"]);
+  const databases =
+    kind === "postgres"
+      ? await Promise.all([createTestStore("postgres"), createTestStore("postgres")])
+      : [];
+  const on = await startLadingProcess("acme/pulls", [], databases[0]?.options.databaseUrl);
+  const off = await startLadingProcess(
+    "acme/pulls",
+    ["--events-pulls", "false"],
+    databases[1]?.options.databaseUrl,
+  );
   try {
     const digests = [
       await pushSmallImage(on.target, "latest"),
@@ -112,7 +123,7 @@ export async function measurePullEvents(
         await measureOn();
       }
       log(
-        `pull events round ${round + 1}: on ${rates.on[round].toFixed(0)} req/s, off ${rates.off[round].toFixed(0)} req/s, ratio ${(rates.on[round] / rates.off[round]).toFixed(2)}; server CPU ${cpu.on[round].toFixed(0)} µs/GET on, ${cpu.off[round].toFixed(0)} off (main thread ${main.on[round].toFixed(0)}, ${main.off[round].toFixed(0)})`,
+        `pull events (${kind}) round ${round + 1}: on ${rates.on[round].toFixed(0)} req/s, off ${rates.off[round].toFixed(0)} req/s, ratio ${(rates.on[round] / rates.off[round]).toFixed(2)}; server CPU ${cpu.on[round].toFixed(0)} µs/GET on, ${cpu.off[round].toFixed(0)} off (main thread ${main.on[round].toFixed(0)}, ${main.off[round].toFixed(0)})`,
       );
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -134,5 +145,6 @@ export async function measurePullEvents(
     };
   } finally {
     await Promise.all([on.stop(), off.stop()]);
+    await Promise.all(databases.map((d) => d.drop()));
   }
 }

@@ -16,21 +16,26 @@ const cli = new URL("../bin/lading.js", import.meta.url).pathname;
 export interface LadingProcess {
   target: RegistryTarget;
   dataDir: string;
+  /** The PostgreSQL database it runs on, when not the embedded SQLite store. */
+  databaseUrl?: string;
   pid: number;
   stop(): Promise<void>;
 }
 
 /**
  * Starts `lading serve` on loopback with a fresh data directory and an owner token for the
- * registry; `serveFlags` are added to `serve` only.
+ * registry; `serveFlags` are added to `serve` only. With `databaseUrl` (an empty database) the
+ * metadata is there instead of in the data directory.
  */
 export async function startLadingProcess(
   repo: string,
   serveFlags: string[] = [],
+  databaseUrl?: string,
 ): Promise<LadingProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), "lading-bench-"));
   const [apiPort, registryPort] = [await freePort(), await freePort()];
   const flags = [
+    ...(databaseUrl ? ["--database-url", databaseUrl] : []),
     "--data-dir",
     dataDir,
     "--api-listen",
@@ -76,6 +81,7 @@ export async function startLadingProcess(
   return {
     target: { name: "lading", url, repo, token },
     dataDir,
+    databaseUrl,
     pid: child.pid ?? 0,
     async stop() {
       child.kill("SIGTERM");

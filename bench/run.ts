@@ -79,19 +79,25 @@ if (!only || only === "registry") {
 }
 
 if (!only || only === "pull-events") {
-  log("manifest GET with pull events on and off (SQLite)…");
-  const m = await measurePullEvents(log);
-  const verdict = m.ratio >= 0.9 && m.written === m.answered ? "ok" : "MISSED";
-  console.log("\nmanifest GET, 16 connections   events on     events off    ratio   target");
-  console.log(
-    `${"".padEnd(30)} ${`${m.on.toFixed(0)} req/s`.padEnd(13)} ${`${m.off.toFixed(0)} req/s`.padEnd(13)} ${m.ratio.toFixed(2).padEnd(7)} >= 0.90, one event per GET (${m.written}/${m.answered}) ${verdict}`,
-  );
-  console.log(
-    `server CPU per GET             ${`${m.cpuOn.toFixed(0)} µs`.padEnd(13)} ${`${m.cpuOff.toFixed(0)} µs`.padEnd(13)} ${m.cpuRatio.toFixed(2).padEnd(7)} (off / on; all threads)`,
-  );
-  console.log(
-    `  main thread                  ${`${m.mainOn.toFixed(0)} µs`.padEnd(13)} ${`${m.mainOff.toFixed(0)} µs`.padEnd(13)} ${(m.mainOff / m.mainOn).toFixed(2).padEnd(7)} (the thread that answers GETs; SQLite writes pull events on another)`,
-  );
+  const stores = (process.env.LADING_BENCH_STORES ?? "sqlite,postgres").split(",");
+  for (const kind of ["sqlite", "postgres"] as const) {
+    if (!stores.includes(kind)) continue;
+    log(`manifest GET with pull events on and off (${kind})…`);
+    const m = await measurePullEvents(kind, log);
+    const verdict = m.ratio >= 0.9 && m.written === m.answered ? "ok" : "MISSED";
+    console.log(
+      `\n${`manifest GET, ${kind}, 16 conn.`.padEnd(30)} events on     events off    ratio   target`,
+    );
+    console.log(
+      `${"".padEnd(30)} ${`${m.on.toFixed(0)} req/s`.padEnd(13)} ${`${m.off.toFixed(0)} req/s`.padEnd(13)} ${m.ratio.toFixed(2).padEnd(7)} >= 0.90, one event per GET (${m.written}/${m.answered}) ${verdict}`,
+    );
+    console.log(
+      `server CPU per GET             ${`${m.cpuOn.toFixed(0)} µs`.padEnd(13)} ${`${m.cpuOff.toFixed(0)} µs`.padEnd(13)} ${m.cpuRatio.toFixed(2).padEnd(7)} (off / on; all threads)`,
+    );
+    console.log(
+      `  main thread                  ${`${m.mainOn.toFixed(0)} µs`.padEnd(13)} ${`${m.mainOff.toFixed(0)} µs`.padEnd(13)} ${(m.mainOff / m.mainOn).toFixed(2).padEnd(7)} (the thread that answers GETs; SQLite writes pull events on another)`,
+    );
+  }
 }
 
 if (!only || only === "advisories") {
