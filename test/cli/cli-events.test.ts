@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -7,6 +8,8 @@ import { after, before, describe, it } from "node:test";
 import { type EventSink, startEventSink } from "../support/event-sink.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 import { type CliRunner, cliRunner } from "./cli-support.ts";
+
+const cliPath = new URL("../../bin/lading.js", import.meta.url).pathname;
 
 describe("lading events", () => {
   let server: TestServer;
@@ -133,6 +136,23 @@ describe("lading events", () => {
     assert.equal(ran.code, 1);
     assert.match(ran.stdout, /refused \(401\): no Authorization: Bearer token/);
     assert.match(ran.stderr, /no dev\.lading\.registry\.push\.v1 before the timeout/);
+  });
+
+  it("receive stops with 0 on a SIGTERM sent the instant it says it is receiving", async () => {
+    for (let round = 0; round < 3; round++) {
+      const child = spawn(
+        process.execPath,
+        [cliPath, "events", "receive", "--group", org, "--listen", "127.0.0.1:0"],
+        { env: cli.env, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      const closed = new Promise<[number | null, string | null]>((resolve) =>
+        child.on("close", (code, signal) => resolve([code, signal])),
+      );
+      child.stderr.on("data", (d: Buffer) => {
+        if (d.toString().includes("receiving on")) child.kill("SIGTERM");
+      });
+      assert.deepEqual(await closed, [0, null], `round ${round}`);
+    }
   });
 
   it("delete", async () => {
