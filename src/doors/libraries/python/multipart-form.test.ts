@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { performance } from "node:perf_hooks";
 import { describe, it } from "node:test";
 import { LibraryError } from "../../../libraries/index.ts";
 import { type MultipartLimits, parseFormBoundary, readMultipartForm } from "./multipart-form.ts";
@@ -157,6 +158,22 @@ describe("readMultipartForm", () => {
       }),
       (error) => error === failure,
     );
+  });
+
+  // Not a speed target but a complexity guard: a reader that copied and searched its whole
+  // buffer per chunk took 38 s here (half a MiB, one byte a chunk), a linear one 2.5 s. The
+  // reading never yields to timers, so a test timeout cannot catch it; the elapsed time can.
+  it("reads a large field sent one byte at a time in linear work", async () => {
+    const value = "v".repeat(512 * 1024);
+    const body = Buffer.concat([field("description", value), field("name", "x"), closing]);
+    const started = performance.now();
+    const { fields } = await read(body, 1, {
+      fieldBytes: 1024 * 1024,
+      totalFieldBytes: 2 * 1024 * 1024,
+    });
+    assert.ok(performance.now() - started < 15_000, "quadratic reading");
+    assert.equal(fields.get("description")?.[0], value);
+    assert.deepEqual(fields.get("name"), ["x"]);
   });
 
   it("parses the boundary of a multipart Content-Type", () => {

@@ -67,7 +67,30 @@ export async function readMultipartForm(
   const iterator = source[Symbol.asyncIterator]();
   // The leading CRLF lets the first boundary match the same delimiter as the others.
   let buf: Buffer = Buffer.from("\r\n");
+  // `buf` is the unread end of `room` when a chunk was appended into it: room grows by doubling,
+  // so a field or header block sent in tiny chunks costs linear copying, not a copy per chunk.
+  let room: Buffer = Buffer.alloc(0);
   let ended = false;
+  const append = (chunk: Buffer) => {
+    if (buf.length === 0) {
+      buf = chunk;
+      return;
+    }
+    const start = buf.byteOffset - room.byteOffset;
+    const inRoom = buf.buffer === room.buffer && start >= 0 && start + buf.length <= room.length;
+    const end = start + buf.length;
+    if (inRoom && end + chunk.length <= room.length) {
+      chunk.copy(room, end);
+      buf = room.subarray(start, end + chunk.length);
+      return;
+    }
+    // Bytes before `buf` were handed out (file chunks in flight): a new room, never reused.
+    const grown = Buffer.allocUnsafe(Math.max(2 * (buf.length + chunk.length), 64 * 1024));
+    buf.copy(grown, 0);
+    chunk.copy(grown, buf.length);
+    room = grown;
+    buf = grown.subarray(0, buf.length + chunk.length);
+  };
   const more = async (): Promise<boolean> => {
     if (ended) return false;
     const next = await iterator.next();
@@ -75,9 +98,12 @@ export async function readMultipartForm(
       ended = true;
       return false;
     }
-    buf = buf.length === 0 ? next.value : Buffer.concat([buf, next.value]);
+    append(next.value);
     return true;
   };
+  /** Where to look for `needle` again after more bytes: just before what was searched. */
+  const resume = (searched: number, needle: string | Buffer) =>
+    Math.max(0, searched - needle.length + 1);
 
   let skipped = 0;
   for (let at = buf.indexOf(delimiter); ; at = buf.indexOf(delimiter)) {
@@ -102,15 +128,17 @@ export async function readMultipartForm(
     let eol = buf.indexOf("\r\n");
     while (eol < 0) {
       if (buf.length > 256) throw bad("a boundary line is too long");
+      const searched = buf.length;
       if (!(await more())) throw bad("the body ends after a boundary");
-      eol = buf.indexOf("\r\n");
+      eol = buf.indexOf("\r\n", resume(searched, "\r\n"));
     }
     buf = buf.subarray(eol + 2);
     let end = buf.indexOf("\r\n\r\n");
     while (end < 0) {
       if (buf.length > maxHeaderBytes) throw bad("part headers are too long");
+      const searched = buf.length;
       if (!(await more())) throw bad("the body ends inside part headers");
-      end = buf.indexOf("\r\n\r\n");
+      end = buf.indexOf("\r\n\r\n", resume(searched, "\r\n\r\n"));
     }
     const header = parsePartHeaders(buf.subarray(0, end).toString("utf8"));
     if (header.value === undefined) throw bad(header.error ?? "bad part headers");
@@ -124,8 +152,9 @@ export async function readMultipartForm(
         if (buf.length > limits.fieldBytes + delimiter.length) {
           throw bad(`field ${name} is longer than ${limits.fieldBytes} bytes`);
         }
+        const searched = buf.length;
         if (!(await more())) throw bad(`the body ends inside field ${name}`);
-        at = buf.indexOf(delimiter);
+        at = buf.indexOf(delimiter, resume(searched, delimiter));
       }
       if (at > limits.fieldBytes)
         throw bad(`field ${name} is longer than ${limits.fieldBytes} bytes`);
