@@ -80,8 +80,8 @@ export function createAdvisoriesService(ctx: VulnerabilitiesContext): BoundServi
         parameters: req,
         filters: {},
         conditions: conditions.value,
-        countRows: search && ((scope) => searchIndex.count({ ...search, ...scope }, changes())),
-        findKeys: search && ((keys) => searchIndex.page({ ...search, ...keys }, changes())),
+        countRows: search && ((scope) => searchIndex.count({ ...search, ...scope }, changes)),
+        findKeys: search && ((keys) => searchIndex.page({ ...search, ...keys }, changes)),
         visible: { scopes: [...scopes, publicAdvisoriesGroupUid] },
         caller: call.principal?.identityUid ?? "",
       });

@@ -44,16 +44,17 @@ export interface SearchCount {
 export interface AdvisorySearchIndex {
   /**
    * The number of matching rows, or undefined when the copy cannot answer this request now.
-   * `changes` is the request's one read of the advisory change counter (read here without it).
+   * `changes` gives the request's one read of the advisory change counter (read here without
+   * it); it is asked only when the copy could answer.
    */
-  count(request: SearchCount, changes?: Promise<bigint>): Promise<bigint | undefined>;
+  count(request: SearchCount, changes?: () => Promise<bigint>): Promise<bigint | undefined>;
   /**
    * The keys of a page of the matching rows in advisory_id or uid order, as the store would find
    * them, or undefined when the copy cannot answer this request now.
    */
   page(
     request: SearchCount & Omit<KeysRequest, keyof SearchCount>,
-    changes?: Promise<bigint>,
+    changes?: () => Promise<bigint>,
   ): Promise<PageKey[] | undefined>;
   /** Loads the copy if it is stale; resolves when it is current (or cannot be held). */
   refresh(): Promise<void>;
@@ -138,12 +139,12 @@ export function createAdvisorySearchIndex(
   /** The copy, when it can answer the request: current, and no children_of filter. */
   const current = async (
     request: SearchCount,
-    changes = readAdvisoryChanges(db),
+    changes = () => readAdvisoryChanges(db),
   ): Promise<Snapshot | undefined> => {
     if (request.childrenOf !== "" || (request.visible.childrenOf?.length ?? 0) > 0) {
       return undefined;
     }
-    const version = await changes;
+    const version = await changes();
     if (snapshot?.version === version) return snapshot;
     ensure(version);
     return undefined;
