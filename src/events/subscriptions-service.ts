@@ -5,15 +5,12 @@ import {
   SubscriptionSchema,
   SubscriptionsService,
 } from "../gen/lading/events/v2/subscriptions_pb.js";
-import type { ListSpec } from "../lists/index.ts";
 import {
   type BoundService,
   bindService,
-  type Call,
-  loadVisibleRow,
+  defineResource,
   now,
   requireParentGroup,
-  scopesOf,
   Violations,
 } from "../rpc/index.ts";
 import type { SubscriptionsTable } from "../store/metadata/index.ts";
@@ -22,17 +19,6 @@ import { createDeliveryLog } from "./delivery-log.ts";
 import { actorOf, type EventsContext, eventsDomain } from "./events-context.ts";
 import { recordEvent } from "./record-event.ts";
 import { sinkProblem } from "./sink-url.ts";
-
-const listSpec: ListSpec<"subscriptions"> = {
-  table: "subscriptions",
-  domain: eventsDomain,
-  fields: {
-    uid: { column: "uid" },
-    created_at: { column: "create_time" },
-    updated_at: { column: "update_time" },
-  },
-  defaultField: "uid",
-};
 
 /** Longest type prefix accepted; event types are short dotted names. */
 const maxPrefixLength = 256;
@@ -48,35 +34,34 @@ export function subscriptionFromRow(row: SubscriptionsTable): Subscription {
   });
 }
 
+/** Subscriptions as the API lists and gets them. */
+export const subscriptionResource = defineResource({
+  table: "subscriptions",
+  domain: eventsDomain,
+  type: "subscription",
+  see: "subscriptions.list",
+  sortFields: {
+    uid: { column: "uid" },
+    created_at: { column: "create_time" },
+    updated_at: { column: "update_time" },
+  },
+  toMessage: subscriptionFromRow,
+});
+
 /** The SubscriptionsService implementation. */
 export function createSubscriptionsService(ctx: EventsContext): BoundService {
   const { db } = ctx;
   const source = () => `${ctx.apiUrl()}/events/v2/subscriptions`;
   const deliveries = createDeliveryLog(ctx, source);
-  const visible = (call: Call, uid: string, act?: string) =>
-    loadVisibleRow(db, call, {
-      table: "subscriptions",
-      uid,
-      field: "uid",
-      see: "subscriptions.list",
-      act,
-      resourceType: "subscription",
-      domain: eventsDomain,
-    });
 
   return bindService(SubscriptionsService, {
     async listSubscriptions(req, call) {
-      const page = await ctx.lists.list(listSpec, {
-        parameters: req,
-        filters: {},
-        visible: { scopes: await scopesOf(call, "subscriptions.list") },
-        caller: call.principal?.identityUid ?? "",
-      });
-      return { ...page, subscriptions: page.rows.map(subscriptionFromRow) };
+      const page = await subscriptionResource.list(ctx, call, req);
+      return { ...page, subscriptions: page.items };
     },
 
     async getSubscription(req, call) {
-      return subscriptionFromRow(await visible(call, req.uid));
+      return subscriptionResource.get(ctx, call, req.uid);
     },
 
     async createSubscription(req, call) {
@@ -118,7 +103,9 @@ export function createSubscriptionsService(ctx: EventsContext): BoundService {
     },
 
     async deleteSubscription(req, call) {
-      const row = await visible(call, req.uid, "subscriptions.delete");
+      const row = await subscriptionResource.load(ctx, call, req.uid, {
+        act: "subscriptions.delete",
+      });
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom("deliveries").where("subscription_uid", "=", row.uid).execute();
         await trx.deleteFrom("subscriptions").where("uid", "=", row.uid).execute();
@@ -137,17 +124,21 @@ export function createSubscriptionsService(ctx: EventsContext): BoundService {
     },
 
     async listDeliveries(req, call) {
-      const row = await visible(call, req.uid);
+      const row = await subscriptionResource.load(ctx, call, req.uid);
       return deliveries.list(row, req);
     },
 
     async redeliverDelivery(req, call) {
-      const row = await visible(call, req.uid, "subscriptions.create");
+      const row = await subscriptionResource.load(ctx, call, req.uid, {
+        act: "subscriptions.create",
+      });
       return deliveries.redeliver(row, req.eventId);
     },
 
     async testSubscription(req, call) {
-      const row = await visible(call, req.uid, "subscriptions.create");
+      const row = await subscriptionResource.load(ctx, call, req.uid, {
+        act: "subscriptions.create",
+      });
       return deliveries.ping(row, actorOf(call));
     },
   });

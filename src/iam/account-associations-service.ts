@@ -1,34 +1,34 @@
 import { create, fromJson, type JsonObject, toJson } from "@bufbuild/protobuf";
-import { alreadyExists, invalidArgument, notFound } from "../errors/index.ts";
+import { alreadyExists, invalidArgument } from "../errors/index.ts";
 import {
   type AccountAssociation,
   AccountAssociationSchema,
   AccountAssociationsService,
 } from "../gen/lading/iam/v2/account_associations_pb.js";
-import type { ListSpec } from "../lists/index.ts";
 import {
   type BoundService,
   bindService,
-  type Call,
+  defineResource,
   now,
-  requireAccess,
-  scopesOf,
   updatePaths,
   Violations,
 } from "../rpc/index.ts";
-import type { AccountAssociationsTable } from "../store/metadata/index.ts";
+import { type AccountAssociationsTable, isUniqueViolation } from "../store/metadata/index.ts";
 import { parentOf } from "../uidp/index.ts";
 import { checkAccounts } from "./account-checks.ts";
-import { isUniqueViolation } from "./groups-service.ts";
 import { type IamContext, iamDomain, namedSortFields } from "./iam-context.ts";
 import { requireParentGroup } from "./visible-rows.ts";
 
-const listSpec: ListSpec<"account_associations"> = {
+/** Account associations as the API lists and gets them; one is keyed by its group's uid. */
+export const accountAssociationResource = defineResource({
   table: "account_associations",
   domain: iamDomain,
-  fields: namedSortFields,
-  defaultField: "uid",
-};
+  type: "account association",
+  see: "account_associations.list",
+  grantsAt: "row",
+  sortFields: namedSortFields,
+  toMessage: accountAssociationFromRow,
+});
 
 const blocks = ["amazon", "google", "azure", "github"] as const;
 type Block = (typeof blocks)[number];
@@ -95,40 +95,14 @@ function check(v: Violations, message: AccountAssociation): void {
 export function createAccountAssociationsService(ctx: IamContext): BoundService {
   const { db } = ctx;
 
-  /** Loads the association of group `uid`; capabilities hold at the group itself. */
-  async function visibleAssociation(call: Call, uid: string, field: string, act?: string) {
-    const v = new Violations().uid(field, uid);
-    if (!v.empty) throw invalidArgument(iamDomain, v.list);
-    await requireAccess(call, {
-      see: "account_associations.list",
-      act,
-      at: uid,
-      domain: iamDomain,
-      resourceType: "account association",
-      resourceName: uid,
-    });
-    const row = await db
-      .selectFrom("account_associations")
-      .selectAll()
-      .where("uid", "=", uid)
-      .executeTakeFirst();
-    if (!row) throw notFound(iamDomain, "account association", uid);
-    return row;
-  }
-
   return bindService(AccountAssociationsService, {
     async listAccountAssociations(req, call) {
-      const page = await ctx.lists.list(listSpec, {
-        parameters: req,
-        filters: { name: req.name },
-        visible: { scopes: await scopesOf(call, "account_associations.list") },
-        caller: call.principal?.identityUid ?? "",
-      });
-      return { ...page, accountAssociations: page.rows.map(accountAssociationFromRow) };
+      const page = await accountAssociationResource.list(ctx, call, req, { name: req.name });
+      return { ...page, accountAssociations: page.items };
     },
 
     async getAccountAssociation(req, call) {
-      return accountAssociationFromRow(await visibleAssociation(call, req.uid, "uid"));
+      return accountAssociationResource.get(ctx, call, req.uid);
     },
 
     async createAccountAssociation(req, call) {
@@ -160,12 +134,10 @@ export function createAccountAssociationsService(ctx: IamContext): BoundService 
 
     async updateAccountAssociation(req, call) {
       const input = req.accountAssociation ?? create(AccountAssociationSchema);
-      const row = await visibleAssociation(
-        call,
-        input.uid,
-        "account_association.uid",
-        "account_associations.update",
-      );
+      const row = await accountAssociationResource.load(ctx, call, input.uid, {
+        field: "account_association.uid",
+        act: "account_associations.update",
+      });
       const paths = updatePaths(iamDomain, req.updateMask, call, fields, () => {
         const set: string[] = [];
         if (input.name) set.push("name");
@@ -199,7 +171,9 @@ export function createAccountAssociationsService(ctx: IamContext): BoundService 
     },
 
     async deleteAccountAssociation(req, call) {
-      const row = await visibleAssociation(call, req.uid, "uid", "account_associations.delete");
+      const row = await accountAssociationResource.load(ctx, call, req.uid, {
+        act: "account_associations.delete",
+      });
       await db.deleteFrom("account_associations").where("uid", "=", row.uid).execute();
       return {};
     },

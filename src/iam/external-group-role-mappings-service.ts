@@ -5,31 +5,28 @@ import {
   ExternalGroupRoleMappingSchema,
   ExternalGroupRoleMappingsService,
 } from "../gen/lading/iam/v2/external_group_role_mappings_pb.js";
-import type { ListSpec } from "../lists/index.ts";
-import {
-  type BoundService,
-  bindService,
-  type Call,
-  now,
-  scopesOf,
-  Violations,
-} from "../rpc/index.ts";
-import type { ExternalGroupRoleMappingsTable } from "../store/metadata/index.ts";
+import { type BoundService, bindService, defineResource, now, Violations } from "../rpc/index.ts";
+import { type ExternalGroupRoleMappingsTable, isUniqueViolation } from "../store/metadata/index.ts";
 import { isWithin, newChildUid } from "../uidp/index.ts";
-import { isUniqueViolation } from "./groups-service.ts";
 import { type IamContext, iamDomain } from "./iam-context.ts";
+import { identityProviderResource } from "./identity-providers-service.ts";
 import { grantableRole, requireCapability, requireRoleCapabilities } from "./role-grant.ts";
-import { loadVisible } from "./visible-rows.ts";
 
-const listSpec: ListSpec<"external_group_role_mappings"> = {
+/**
+ * External group role mappings as the API lists and gets them. They live under their identity
+ * provider and are governed by the identity_providers capabilities of the provider's group.
+ */
+export const externalGroupRoleMappingResource = defineResource({
   table: "external_group_role_mappings",
   domain: iamDomain,
-  fields: {
+  type: "external group role mapping",
+  see: "identity_providers.list",
+  sortFields: {
     uid: { column: "uid" },
     created_at: { column: "create_time" },
   },
-  defaultField: "uid",
-};
+  toMessage: externalGroupRoleMappingFromRow,
+});
 
 /** Converts a stored row to the API message. */
 export function externalGroupRoleMappingFromRow(
@@ -52,16 +49,6 @@ export function externalGroupRoleMappingFromRow(
 export function createExternalGroupRoleMappingsService(ctx: IamContext): BoundService {
   const { db } = ctx;
 
-  const visibleMapping = (call: Call, uid: string, field: string, act?: string) =>
-    loadVisible(ctx, call, {
-      table: "external_group_role_mappings",
-      uid,
-      field,
-      see: "identity_providers.list",
-      act,
-      resourceType: "external group role mapping",
-    });
-
   /** Checks the scope: the provider's group or a descendant group that exists. */
   async function checkScope(v: Violations, scope: string, group: string): Promise<void> {
     if (!new Violations().uid("scope", scope).empty || !isWithin(scope, group)) {
@@ -81,31 +68,21 @@ export function createExternalGroupRoleMappingsService(ctx: IamContext): BoundSe
       const v = new Violations();
       if (req.identityProviderUid !== "") v.uid("identity_provider_uid", req.identityProviderUid);
       if (!v.empty) throw invalidArgument(iamDomain, v.list);
-      const page = await ctx.lists.list(listSpec, {
-        parameters: req,
-        filters: { parent_uid: req.identityProviderUid },
-        visible: { scopes: await scopesOf(call, "identity_providers.list") },
-        caller: call.principal?.identityUid ?? "",
+      const page = await externalGroupRoleMappingResource.list(ctx, call, req, {
+        parent_uid: req.identityProviderUid,
       });
-      return {
-        ...page,
-        externalGroupRoleMappings: page.rows.map(externalGroupRoleMappingFromRow),
-      };
+      return { ...page, externalGroupRoleMappings: page.items };
     },
 
     async getExternalGroupRoleMapping(req, call) {
-      return externalGroupRoleMappingFromRow(await visibleMapping(call, req.uid, "uid"));
+      return externalGroupRoleMappingResource.get(ctx, call, req.uid);
     },
 
     async createExternalGroupRoleMapping(req, call) {
       const input = req.externalGroupRoleMapping ?? create(ExternalGroupRoleMappingSchema);
-      const provider = await loadVisible(ctx, call, {
-        table: "identity_providers",
-        uid: req.parent,
+      const provider = await identityProviderResource.load(ctx, call, req.parent, {
         field: "parent",
-        see: "identity_providers.list",
         act: "identity_providers.create",
-        resourceType: "identity provider",
       });
       const group = provider.parent_uid;
       await requireCapability(call, "role_bindings.create", group);
@@ -142,7 +119,9 @@ export function createExternalGroupRoleMappingsService(ctx: IamContext): BoundSe
     },
 
     async deleteExternalGroupRoleMapping(req, call) {
-      const row = await visibleMapping(call, req.uid, "uid", "identity_providers.delete");
+      const row = await externalGroupRoleMappingResource.load(ctx, call, req.uid, {
+        act: "identity_providers.delete",
+      });
       await db.transaction().execute(async (tx) => {
         await tx.deleteFrom("role_bindings").where("mapping_uid", "=", row.uid).execute();
         await tx.deleteFrom("external_group_role_mappings").where("uid", "=", row.uid).execute();

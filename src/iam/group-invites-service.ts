@@ -1,27 +1,30 @@
 import { randomBytes } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
-import { failedPrecondition, invalidArgument, notFound } from "../errors/index.ts";
+import type { Kysely } from "kysely";
+import { failedPrecondition, invalidArgument } from "../errors/index.ts";
 import {
   type GroupInvite,
   GroupInviteSchema,
   GroupInvitesService,
 } from "../gen/lading/iam/v2/group_invites_pb.js";
-import type { ListSpec } from "../lists/index.ts";
 import {
   type BoundService,
   bindService,
   type Call,
+  defineResource,
   now,
-  scopesOf,
   Violations,
 } from "../rpc/index.ts";
-import type { GroupInvitesTable } from "../store/metadata/index.ts";
+import {
+  type GroupInvitesTable,
+  isUniqueViolation,
+  type MetadataSchema,
+} from "../store/metadata/index.ts";
 import { newChildUid } from "../uidp/index.ts";
-import { isUniqueViolation } from "./groups-service.ts";
 import { type IamContext, iamDomain } from "./iam-context.ts";
 import { acceptInvite, inviteCodeHash } from "./invite-accept.ts";
 import { grantableRole, requireCapability, requireRoleCapabilities } from "./role-grant.ts";
-import { findVisible, requireParentGroup } from "./visible-rows.ts";
+import { requireParentGroup } from "./visible-rows.ts";
 
 /** Shortest invite lifetime, in seconds (1 minute). */
 export const minInviteTtlSeconds = 60;
@@ -32,12 +35,42 @@ export const inviteCodePrefix = "lgi_";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-const listSpec: ListSpec<"group_invites"> = {
+/** Loads invites with their roles' names in one query. */
+export async function hydrateGroupInvites(
+  db: Kysely<MetadataSchema>,
+  rows: GroupInvitesTable[],
+): Promise<GroupInvite[]> {
+  if (rows.length === 0) return [];
+  const roles = await db
+    .selectFrom("roles")
+    .select(["uid", "name", "description"])
+    .where("uid", "in", [...new Set(rows.map((r) => r.role_uid))])
+    .execute();
+  const byUid = new Map(roles.map((r) => [r.uid, r]));
+  return rows.map((row) =>
+    create(GroupInviteSchema, {
+      uid: row.uid,
+      roleUid: row.role_uid,
+      role: byUid.get(row.role_uid),
+      email: row.email,
+      expirationTime: row.expire_time,
+      singleUse: Number(row.single_use) === 1,
+      keyId: row.key_id,
+      createTime: row.create_time,
+    }),
+  );
+}
+
+/** Group invites as the API lists and gets them, newest first unless asked otherwise. */
+export const groupInviteResource = defineResource({
   table: "group_invites",
   domain: iamDomain,
-  fields: { uid: { column: "uid" }, created_at: { column: "create_time" } },
-  defaultField: "created_at",
-};
+  type: "group invite",
+  see: "group_invites.list",
+  sortFields: { uid: { column: "uid" }, created_at: { column: "create_time" } },
+  defaultOrder: "created_at desc",
+  hydrate: hydrateGroupInvites,
+});
 
 /**
  * The GroupInvitesService implementation. An invite's code is returned once, by Create; only
@@ -45,38 +78,6 @@ const listSpec: ListSpec<"group_invites"> = {
  */
 export function createGroupInvitesService(ctx: IamContext): BoundService {
   const { db } = ctx;
-
-  async function hydrate(rows: GroupInvitesTable[]): Promise<GroupInvite[]> {
-    if (rows.length === 0) return [];
-    const roles = await db
-      .selectFrom("roles")
-      .select(["uid", "name", "description"])
-      .where("uid", "in", [...new Set(rows.map((r) => r.role_uid))])
-      .execute();
-    const byUid = new Map(roles.map((r) => [r.uid, r]));
-    return rows.map((row) =>
-      create(GroupInviteSchema, {
-        uid: row.uid,
-        roleUid: row.role_uid,
-        role: byUid.get(row.role_uid),
-        email: row.email,
-        expirationTime: row.expire_time,
-        singleUse: Number(row.single_use) === 1,
-        keyId: row.key_id,
-        createTime: row.create_time,
-      }),
-    );
-  }
-
-  const visibleInvite = (call: Call, uid: string, act?: string) =>
-    findVisible(ctx, call, {
-      table: "group_invites",
-      uid,
-      field: "uid",
-      see: "group_invites.list",
-      act,
-      resourceType: "group invite",
-    });
 
   /** Validates the body; returns the ttl in milliseconds and the normalised email. */
   function validate(input: GroupInvite): { ttlMs: number; email: string } {
@@ -115,19 +116,12 @@ export function createGroupInvitesService(ctx: IamContext): BoundService {
           { field: "key_id", description: "must be 8 hex digits" },
         ]);
       }
-      const page = await ctx.lists.list(listSpec, {
-        parameters: { ...req, orderBy: req.orderBy || "created_at desc" },
-        filters: { key_id: req.keyId },
-        visible: { scopes: await scopesOf(call, "group_invites.list") },
-        caller: call.principal?.identityUid ?? "",
-      });
-      return { ...page, groupInvites: await hydrate(page.rows) };
+      const page = await groupInviteResource.list(ctx, call, req, { key_id: req.keyId });
+      return { ...page, groupInvites: page.items };
     },
 
     async getGroupInvite(req, call) {
-      const row = await visibleInvite(call, req.uid);
-      if (!row) throw notFound(iamDomain, "group invite", req.uid);
-      return (await hydrate([row]))[0];
+      return groupInviteResource.get(ctx, call, req.uid);
     },
 
     async createGroupInvite(req, call) {
@@ -163,13 +157,13 @@ export function createGroupInvitesService(ctx: IamContext): BoundService {
           if (isUniqueViolation(error) && attempt < 3) continue;
           throw error;
         }
-        return { ...(await hydrate([row]))[0], code };
+        return { ...(await hydrateGroupInvites(db, [row]))[0], code };
       }
     },
 
     /** Idempotent (AIP-135): deleting an invite that is already gone succeeds. */
     async deleteGroupInvite(req, call) {
-      await visibleInvite(call, req.uid, "group_invites.delete");
+      await groupInviteResource.find(ctx, call, req.uid, { act: "group_invites.delete" });
       await db.deleteFrom("group_invites").where("uid", "=", req.uid).execute();
       return {};
     },

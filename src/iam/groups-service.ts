@@ -1,27 +1,22 @@
 import { create } from "@bufbuild/protobuf";
 import { alreadyExists, failedPrecondition, invalidArgument } from "../errors/index.ts";
 import { type Group, GroupSchema, GroupsService } from "../gen/lading/iam/v2/groups_pb.js";
-import type { ListSpec } from "../lists/index.ts";
 import {
   type BoundService,
   bindService,
-  type Call,
+  defineResource,
   now,
-  scopesOf,
   updatePaths,
   Violations,
 } from "../rpc/index.ts";
-import type { GroupsTable, MetadataSchema } from "../store/metadata/index.ts";
+import {
+  type GroupsTable,
+  isUniqueViolation,
+  type MetadataSchema,
+} from "../store/metadata/index.ts";
 import { newChildUid, parentOf } from "../uidp/index.ts";
 import { type IamContext, iamDomain, namedSortFields } from "./iam-context.ts";
-import { loadVisible, requireParentGroup } from "./visible-rows.ts";
-
-const listSpec: ListSpec<"groups"> = {
-  table: "groups",
-  domain: iamDomain,
-  fields: namedSortFields,
-  defaultField: "uid",
-};
+import { requireParentGroup } from "./visible-rows.ts";
 
 /** The tables whose rows are children of a group, with the words an error uses for them. */
 const childKinds = [
@@ -42,6 +37,16 @@ export function groupFromRow(row: GroupsTable): Group {
   });
 }
 
+/** Groups as the API lists and gets them. */
+export const groupResource = defineResource({
+  table: "groups",
+  domain: iamDomain,
+  type: "group",
+  see: "groups.list",
+  sortFields: namedSortFields,
+  toMessage: groupFromRow,
+});
+
 /** Additional children kinds that block a group's deletion, checked by other domains. */
 export type GroupChildCheck = (groupUid: string) => Promise<string | undefined>;
 
@@ -51,29 +56,14 @@ export function createGroupsService(
   extraChildChecks: GroupChildCheck[] = [],
 ): BoundService {
   const { db } = ctx;
-  const visibleGroup = (call: Call, uid: string, field: string, act?: string) =>
-    loadVisible(ctx, call, {
-      table: "groups",
-      uid,
-      field,
-      see: "groups.list",
-      act,
-      resourceType: "group",
-    });
-
   return bindService(GroupsService, {
     async listGroups(req, call) {
-      const page = await ctx.lists.list(listSpec, {
-        parameters: req,
-        filters: { name: req.name },
-        visible: { scopes: await scopesOf(call, "groups.list") },
-        caller: call.principal?.identityUid ?? "",
-      });
-      return { ...page, groups: page.rows.map(groupFromRow) };
+      const page = await groupResource.list(ctx, call, req, { name: req.name });
+      return { ...page, groups: page.items };
     },
 
     async getGroup(req, call) {
-      return groupFromRow(await visibleGroup(call, req.uid, "uid"));
+      return groupResource.get(ctx, call, req.uid);
     },
 
     async createGroup(req, call) {
@@ -99,7 +89,10 @@ export function createGroupsService(
 
     async updateGroup(req, call) {
       const group = req.group ?? create(GroupSchema);
-      const row = await visibleGroup(call, group.uid, "group.uid", "groups.update");
+      const row = await groupResource.load(ctx, call, group.uid, {
+        field: "group.uid",
+        act: "groups.update",
+      });
       const paths = updatePaths(
         iamDomain,
         req.updateMask,
@@ -127,7 +120,7 @@ export function createGroupsService(
     },
 
     async deleteGroup(req, call) {
-      const row = await visibleGroup(call, req.uid, "uid", "groups.delete");
+      const row = await groupResource.load(ctx, call, req.uid, { act: "groups.delete" });
       for (const [table, words] of childKinds) {
         const child = await db
           .selectFrom(table)
@@ -183,14 +176,4 @@ function notEmpty(words: string): Error {
       description: `cannot delete group with ${words}`,
     },
   ]);
-}
-
-/** True for a unique-constraint failure on either dialect. */
-export function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string };
-  return (
-    e?.code === "23505" ||
-    e?.code === "SQLITE_CONSTRAINT_UNIQUE" ||
-    e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY"
-  );
 }

@@ -1,13 +1,12 @@
 import { create } from "@bufbuild/protobuf";
 import { failedPrecondition, invalidArgument, notFound } from "../errors/index.ts";
 import { IdentitiesService, IdentitySchema } from "../gen/lading/iam/v2/identities_pb.js";
-import type { ListSpec } from "../lists/index.ts";
 import {
   type BoundService,
   bindService,
   type Call,
+  defineResource,
   now,
-  scopesOf,
   updatePaths,
   Violations,
 } from "../rpc/index.ts";
@@ -23,14 +22,17 @@ import {
   populatedKindPaths,
 } from "./identity-kinds.ts";
 import { requireCanGrantAll } from "./role-grant.ts";
-import { loadVisible, requireParentGroup } from "./visible-rows.ts";
+import { requireParentGroup } from "./visible-rows.ts";
 
-const listSpec: ListSpec<"identities"> = {
+/** Identities as the API lists and gets them (signed-in users aside, see getIdentity). */
+export const identityResource = defineResource({
   table: "identities",
   domain: iamDomain,
-  fields: { ...namedSortFields, last_seen_at: { column: "last_seen_time", nullable: true } },
-  defaultField: "uid",
-};
+  type: "identity",
+  see: "identity.list",
+  sortFields: { ...namedSortFields, last_seen_at: { column: "last_seen_time", nullable: true } },
+  toMessage: identityFromRow,
+});
 
 const fields = {
   updatable: ["name", "description", ...kindPaths],
@@ -42,16 +44,6 @@ export { identityFromRow } from "./identity-kinds.ts";
 /** The IdentitiesService implementation. */
 export function createIdentitiesService(ctx: IamContext): BoundService {
   const { db } = ctx;
-
-  const visibleIdentity = (call: Call, uid: string, field: string, act?: string) =>
-    loadVisible(ctx, call, {
-      table: "identities",
-      uid,
-      field,
-      see: "identity.list",
-      act,
-      resourceType: "identity",
-    });
 
   /**
    * A signed-in user (a root-level identity) is seen by itself and by callers holding
@@ -80,20 +72,15 @@ export function createIdentitiesService(ctx: IamContext): BoundService {
 
   return bindService(IdentitiesService, {
     async listIdentities(req, call) {
-      const page = await ctx.lists.list(listSpec, {
-        parameters: req,
-        filters: { name: req.name },
-        visible: { scopes: await scopesOf(call, "identity.list") },
-        caller: call.principal?.identityUid ?? "",
-      });
-      return { ...page, identities: page.rows.map(identityFromRow) };
+      const page = await identityResource.list(ctx, call, req, { name: req.name });
+      return { ...page, identities: page.items };
     },
 
     async getIdentity(req, call) {
       if (isUidp(req.uid) && parentOf(req.uid) === "") {
         return identityFromRow(await visibleUser(call, req.uid));
       }
-      return identityFromRow(await visibleIdentity(call, req.uid, "uid"));
+      return identityResource.get(ctx, call, req.uid);
     },
 
     async createIdentity(req, call) {
@@ -123,7 +110,10 @@ export function createIdentitiesService(ctx: IamContext): BoundService {
 
     async updateIdentity(req, call) {
       const identity = req.identity ?? create(IdentitySchema);
-      const row = await visibleIdentity(call, identity.uid, "identity.uid", "identity.update");
+      const row = await identityResource.load(ctx, call, identity.uid, {
+        field: "identity.uid",
+        act: "identity.update",
+      });
       const paths = updatePaths(iamDomain, req.updateMask, call, fields, () => {
         const set: string[] = [];
         if (identity.name) set.push("name");
@@ -162,7 +152,7 @@ export function createIdentitiesService(ctx: IamContext): BoundService {
     },
 
     async deleteIdentity(req, call) {
-      const row = await visibleIdentity(call, req.uid, "uid", "identity.delete");
+      const row = await identityResource.load(ctx, call, req.uid, { act: "identity.delete" });
       const binding = await db
         .selectFrom("role_bindings")
         .select("uid")

@@ -8,13 +8,12 @@ import {
   type OIDCProvider,
   OIDCProviderSchema,
 } from "../gen/lading/iam/v2/identity_providers_pb.js";
-import type { ListSpec } from "../lists/index.ts";
 import {
   type BoundService,
   bindService,
   type Call,
+  defineResource,
   now,
-  scopesOf,
   updatePaths,
   Violations,
 } from "../rpc/index.ts";
@@ -27,14 +26,17 @@ import {
   requireCapability,
   requireRoleCapabilities,
 } from "./role-grant.ts";
-import { loadVisible, requireParentGroup } from "./visible-rows.ts";
+import { requireParentGroup } from "./visible-rows.ts";
 
-const listSpec: ListSpec<"identity_providers"> = {
+/** Identity providers as the API lists and gets them. */
+export const identityProviderResource = defineResource({
   table: "identity_providers",
   domain: iamDomain,
-  fields: namedSortFields,
-  defaultField: "uid",
-};
+  type: "identity provider",
+  see: "identity_providers.list",
+  sortFields: namedSortFields,
+  toMessage: identityProviderFromRow,
+});
 
 const oidcPaths = [
   "oidc.issuer",
@@ -99,16 +101,6 @@ function checkRow(v: Violations, row: IdentityProvidersTable): void {
 export function createIdentityProvidersService(ctx: IamContext): BoundService {
   const { db } = ctx;
 
-  const visibleProvider = (call: Call, uid: string, field: string, act?: string) =>
-    loadVisible(ctx, call, {
-      table: "identity_providers",
-      uid,
-      field,
-      see: "identity_providers.list",
-      act,
-      resourceType: "identity provider",
-    });
-
   /** Validates `row`; its default role must be grantable and within the caller's own grants. */
   async function check(call: Call, v: Violations, row: IdentityProvidersTable): Promise<void> {
     checkRow(v, row);
@@ -119,17 +111,12 @@ export function createIdentityProvidersService(ctx: IamContext): BoundService {
 
   return bindService(IdentityProvidersService, {
     async listIdentityProviders(req, call) {
-      const page = await ctx.lists.list(listSpec, {
-        parameters: req,
-        filters: { name: req.name },
-        visible: { scopes: await scopesOf(call, "identity_providers.list") },
-        caller: call.principal?.identityUid ?? "",
-      });
-      return { ...page, identityProviders: page.rows.map(identityProviderFromRow) };
+      const page = await identityProviderResource.list(ctx, call, req, { name: req.name });
+      return { ...page, identityProviders: page.items };
     },
 
     async getIdentityProvider(req, call) {
-      return identityProviderFromRow(await visibleProvider(call, req.uid, "uid"));
+      return identityProviderResource.get(ctx, call, req.uid);
     },
 
     async createIdentityProvider(req, call) {
@@ -162,12 +149,10 @@ export function createIdentityProvidersService(ctx: IamContext): BoundService {
 
     async updateIdentityProvider(req, call) {
       const input = req.identityProvider ?? create(IdentityProviderSchema);
-      const row = await visibleProvider(
-        call,
-        input.uid,
-        "identity_provider.uid",
-        "identity_providers.update",
-      );
+      const row = await identityProviderResource.load(ctx, call, input.uid, {
+        field: "identity_provider.uid",
+        act: "identity_providers.update",
+      });
       await requireCapability(call, "role_bindings.create", row.parent_uid);
       const oidc: OIDCProvider = input.oidc ?? create(OIDCProviderSchema);
       const paths = updatePaths(iamDomain, req.updateMask, call, fields, () => {
@@ -223,7 +208,9 @@ export function createIdentityProvidersService(ctx: IamContext): BoundService {
     },
 
     async deleteIdentityProvider(req, call) {
-      const row = await visibleProvider(call, req.uid, "uid", "identity_providers.delete");
+      const row = await identityProviderResource.load(ctx, call, req.uid, {
+        act: "identity_providers.delete",
+      });
       await db.transaction().execute(async (tx) => {
         const mappings = tx
           .selectFrom("external_group_role_mappings")

@@ -3,9 +3,12 @@ import type { Kysely } from "kysely";
 import { failedPrecondition, notFound } from "../errors/index.ts";
 import type { RoleBinding } from "../gen/lading/iam/v2/role_bindings_pb.js";
 import { now } from "../rpc/index.ts";
-import type { MetadataSchema, RoleBindingsTable } from "../store/metadata/index.ts";
+import {
+  isUniqueViolation,
+  type MetadataSchema,
+  type RoleBindingsTable,
+} from "../store/metadata/index.ts";
 import { isWithin, newChildUid } from "../uidp/index.ts";
-import { isUniqueViolation } from "./groups-service.ts";
 import { iamDomain } from "./iam-context.ts";
 import { hydrateRoleBindings } from "./role-bindings-service.ts";
 

@@ -1,38 +1,43 @@
 import { create } from "@bufbuild/protobuf";
 import type { Kysely } from "kysely";
-import { alreadyExists, invalidArgument, notFound } from "../errors/index.ts";
+import { alreadyExists, invalidArgument } from "../errors/index.ts";
 import {
   type RoleBinding,
   RoleBindingSchema,
   RoleBindingsService,
 } from "../gen/lading/iam/v2/role_bindings_pb.js";
-import type { ListSpec } from "../lists/index.ts";
 import {
   type BoundService,
   bindService,
   type Call,
+  defineResource,
   now,
-  scopesOf,
   updatePaths,
   Violations,
 } from "../rpc/index.ts";
-import type { MetadataSchema, RoleBindingsTable } from "../store/metadata/index.ts";
+import {
+  isUniqueViolation,
+  type MetadataSchema,
+  type RoleBindingsTable,
+} from "../store/metadata/index.ts";
 import { newChildUid, rootOf } from "../uidp/index.ts";
-import { isUniqueViolation } from "./groups-service.ts";
 import { type IamContext, iamDomain } from "./iam-context.ts";
 import { grantableRole, requireRoleCapabilities } from "./role-grant.ts";
-import { findVisible, requireParentGroup } from "./visible-rows.ts";
+import { requireParentGroup } from "./visible-rows.ts";
 
-const listSpec: ListSpec<"role_bindings"> = {
+/** Role bindings as the API lists and gets them, each with its identity, group and role. */
+export const roleBindingResource = defineResource({
   table: "role_bindings",
   domain: iamDomain,
-  fields: {
+  type: "role binding",
+  see: "role_bindings.list",
+  sortFields: {
     uid: { column: "uid" },
     created_at: { column: "create_time" },
     updated_at: { column: "update_time" },
   },
-  defaultField: "uid",
-};
+  hydrate: hydrateRoleBindings,
+});
 
 const fields = {
   updatable: ["identity_uid", "role_uid"],
@@ -94,16 +99,6 @@ export function createRoleBindingsService(ctx: IamContext): BoundService {
 
   const hydrate = (rows: RoleBindingsTable[]) => hydrateRoleBindings(db, rows);
 
-  const visibleBinding = (call: Call, uid: string, field: string, act?: string) =>
-    findVisible(ctx, call, {
-      table: "role_bindings",
-      uid,
-      field,
-      see: "role_bindings.list",
-      act,
-      resourceType: "role binding",
-    });
-
   /**
    * Checks that `identityUid` and `roleUid` may be bound on `group`: the identity exists in the
    * same organisation, the role is built-in or defined on the group or an ancestor, and the
@@ -151,19 +146,16 @@ export function createRoleBindingsService(ctx: IamContext): BoundService {
         if (value !== "") v.uid(field, value);
       }
       if (!v.empty) throw invalidArgument(iamDomain, v.list);
-      const page = await ctx.lists.list(listSpec, {
-        parameters: req,
-        filters: { identity_uid: req.identity, role_uid: req.role, parent_uid: req.group },
-        visible: { scopes: await scopesOf(call, "role_bindings.list") },
-        caller: call.principal?.identityUid ?? "",
+      const page = await roleBindingResource.list(ctx, call, req, {
+        identity_uid: req.identity,
+        role_uid: req.role,
+        parent_uid: req.group,
       });
-      return { ...page, roleBindings: await hydrate(page.rows) };
+      return { ...page, roleBindings: page.items };
     },
 
     async getRoleBinding(req, call) {
-      const row = await visibleBinding(call, req.uid, "uid");
-      if (!row) throw notFound(iamDomain, "role binding", req.uid);
-      return (await hydrate([row]))[0];
+      return roleBindingResource.get(ctx, call, req.uid);
     },
 
     async createRoleBinding(req, call) {
@@ -188,8 +180,10 @@ export function createRoleBindingsService(ctx: IamContext): BoundService {
 
     async updateRoleBinding(req, call) {
       const input = req.roleBinding ?? create(RoleBindingSchema);
-      const row = await visibleBinding(call, input.uid, "role_binding.uid", "role_bindings.update");
-      if (!row) throw notFound(iamDomain, "role binding", input.uid);
+      const row = await roleBindingResource.load(ctx, call, input.uid, {
+        field: "role_binding.uid",
+        act: "role_bindings.update",
+      });
       const paths = updatePaths(iamDomain, req.updateMask, call, fields, () =>
         [input.identityUid && "identity_uid", input.roleUid && "role_uid"].filter(
           (p): p is string => !!p,
@@ -212,7 +206,7 @@ export function createRoleBindingsService(ctx: IamContext): BoundService {
 
     /** Idempotent (AIP-135): deleting a binding that is already gone succeeds. */
     async deleteRoleBinding(req, call) {
-      await visibleBinding(call, req.uid, "uid", "role_bindings.delete");
+      await roleBindingResource.find(ctx, call, req.uid, { act: "role_bindings.delete" });
       await db.deleteFrom("role_bindings").where("uid", "=", req.uid).execute();
       return {};
     },

@@ -3,14 +3,13 @@ import { capabilityFromEnum, capabilityToEnum } from "../auth/index.ts";
 import { failedPrecondition, invalidArgument, notFound } from "../errors/index.ts";
 import type { Capability } from "../gen/lading/iam/v2/capabilities_pb.js";
 import { type Role, RoleSchema, RolesService } from "../gen/lading/iam/v2/roles_pb.js";
-import type { ListSpec } from "../lists/index.ts";
 import {
   type BoundService,
   bindService,
   type Call,
+  defineResource,
   now,
   requireAccess,
-  scopesOf,
   updatePaths,
   Violations,
 } from "../rpc/index.ts";
@@ -19,13 +18,6 @@ import { newChildUid, parentOf } from "../uidp/index.ts";
 import { type IamContext, iamDomain, namedSortFields } from "./iam-context.ts";
 import { requireCanGrant, roleCapabilities } from "./role-grant.ts";
 import { requireParentGroup } from "./visible-rows.ts";
-
-const listSpec: ListSpec<"roles"> = {
-  table: "roles",
-  domain: iamDomain,
-  fields: namedSortFields,
-  defaultField: "uid",
-};
 
 const fields = {
   updatable: ["name", "description", "capabilities"],
@@ -44,6 +36,17 @@ export function roleFromRow(row: RolesTable): Role {
     updateTime: row.update_time,
   });
 }
+
+/** Roles as the API lists them; the built-in ones (parent "") are listed to every caller. */
+export const roleResource = defineResource({
+  table: "roles",
+  domain: iamDomain,
+  type: "role",
+  see: "roles.list",
+  sortFields: namedSortFields,
+  listedUnder: [""],
+  toMessage: roleFromRow,
+});
 
 /** Validates capabilities and returns their dotted names. */
 function capabilityNames(v: Violations, values: Capability[]): string[] {
@@ -89,13 +92,8 @@ export function createRolesService(ctx: IamContext): BoundService {
 
   return bindService(RolesService, {
     async listRoles(req, call) {
-      const page = await ctx.lists.list(listSpec, {
-        parameters: req,
-        filters: { name: req.name },
-        visible: { scopes: await scopesOf(call, "roles.list"), childrenOf: [""] },
-        caller: call.principal?.identityUid ?? "",
-      });
-      return { ...page, roles: page.rows.map(roleFromRow) };
+      const page = await roleResource.list(ctx, call, req, { name: req.name });
+      return { ...page, roles: page.items };
     },
 
     async getRole(req, call) {

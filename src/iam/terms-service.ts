@@ -2,8 +2,8 @@ import { invalidArgument } from "../errors/index.ts";
 import { TermsService } from "../gen/lading/iam/v2/terms_pb.js";
 import type { ListSpec } from "../lists/index.ts";
 import { type BoundService, bindService, type Call, now, Violations } from "../rpc/index.ts";
+import { isUniqueViolation } from "../store/metadata/index.ts";
 import { newChildUid, parentOf } from "../uidp/index.ts";
-import { isUniqueViolation } from "./groups-service.ts";
 import { type IamContext, iamDomain } from "./iam-context.ts";
 import { loadVisible } from "./visible-rows.ts";
 

@@ -1,7 +1,6 @@
 import type { ListedTable } from "../lists/index.ts";
 import {
   type Call,
-  findVisibleRow,
   loadVisibleRow,
   requireParentGroup as requireParentGroupIn,
   type VisibleRowOptions,
@@ -11,15 +10,6 @@ import { type IamContext, iamDomain } from "./iam-context.ts";
 
 /** What to load: the shared options, in the IAM error domain. */
 export type IamRowOptions<T extends ListedTable> = Omit<VisibleRowOptions<T>, "domain">;
-
-/** findVisibleRow in the IAM domain; undefined when missing. */
-export function findVisible<T extends ListedTable>(
-  ctx: IamContext,
-  call: Call,
-  options: IamRowOptions<T>,
-): Promise<MetadataSchema[T] | undefined> {
-  return findVisibleRow(ctx.db, call, { ...options, domain: iamDomain });
-}
 
 /** loadVisibleRow in the IAM domain: a missing row is NOT_FOUND. */
 export function loadVisible<T extends ListedTable>(

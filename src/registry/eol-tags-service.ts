@@ -4,17 +4,14 @@ import {
   EolTagSchema,
   RegistryService,
 } from "../gen/lading/registry/v1/registry_pb.js";
-import type { ListSpec } from "../lists/index.ts";
-import { type BoundService, bindService, type ServiceHandlers, scopesOf } from "../rpc/index.ts";
+import {
+  type BoundService,
+  bindService,
+  defineResource,
+  type ServiceHandlers,
+} from "../rpc/index.ts";
 import type { TagsTable } from "../store/metadata/index.ts";
 import { type RegistryContext, registryDomain } from "./registry-context.ts";
-
-const listSpec: ListSpec<"tags"> = {
-  table: "tags",
-  domain: registryDomain,
-  fields: { uid: { column: "uid" } },
-  defaultField: "uid",
-};
 
 /** Converts a deprecated tag row to the v1 EolTag. */
 export function eolTagFromRow(row: TagsTable): EolTag {
@@ -26,6 +23,16 @@ export function eolTagFromRow(row: TagsTable): EolTag {
     updateTime: row.update_time,
   });
 }
+
+/** Deprecated tags as the v1 API lists them: by id only. */
+const eolTagResource = defineResource({
+  table: "tags",
+  domain: registryDomain,
+  type: "tag",
+  see: "tag.list",
+  sortFields: { uid: { column: "uid" } },
+  toMessage: eolTagFromRow,
+});
 
 /** The v1 RegistryService methods the vulnerability reports implement (src/vulnreports). */
 export type VulnReportHandlers = Omit<ServiceHandlers<typeof RegistryService>, "listEolTags">;
@@ -42,13 +49,13 @@ export function createEolTagsService(
   return bindService(RegistryService, {
     ...reports,
     async listEolTags(req, call) {
-      const page = await ctx.lists.list(listSpec, {
-        parameters: { ...req, orderBy: "", skip: 0 },
-        filters: { name: req.name, deprecated: "1" },
-        visible: { scopes: await scopesOf(call, "tag.list") },
-        caller: call.principal?.identityUid ?? "",
-      });
-      return { items: page.rows.map(eolTagFromRow), nextPageToken: page.nextPageToken };
+      const page = await eolTagResource.list(
+        ctx,
+        call,
+        { ...req, orderBy: "", skip: 0 },
+        { name: req.name, deprecated: "1" },
+      );
+      return { items: page.items, nextPageToken: page.nextPageToken };
     },
   });
 }

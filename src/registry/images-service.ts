@@ -1,6 +1,6 @@
 import { invalidArgument, notFound } from "../errors/index.ts";
 import { ImagesService } from "../gen/lading/registry/v2/images_pb.js";
-import { type BoundService, bindService, loadVisibleRow, Violations } from "../rpc/index.ts";
+import { type BoundService, bindService, Violations } from "../rpc/index.ts";
 import { isDigest } from "../store/blobs/index.ts";
 import {
   type Descriptor,
@@ -11,6 +11,7 @@ import {
   readJsonBlob,
 } from "./image-manifests.ts";
 import { type RegistryContext, registryDomain } from "./registry-context.ts";
+import { repoResource } from "./repos-service.ts";
 
 /** The architecture size is computed for when the request names none and the image has it. */
 export const defaultArchitecture = "amd64";
@@ -34,14 +35,9 @@ export function createImagesService(ctx: RegistryContext): BoundService {
       if (!isDigest(req.digest))
         v.add("digest", "must be sha256:<64 hex> or sha512:<128 hex> in lowercase");
       if (!v.empty) throw invalidArgument(registryDomain, v.list);
-      const repo = await loadVisibleRow(db, call, {
-        table: "repos",
-        uid: req.repoUid,
+      const repo = await repoResource.load(ctx, call, req.repoUid, {
         field: "repo_uid",
-        see: "repo.list",
         act: "manifest.list",
-        resourceType: "repo",
-        domain: registryDomain,
       });
       await ctx.termsGate?.require(repo.parent_uid, registryDomain);
       const stored = await db

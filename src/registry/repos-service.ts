@@ -2,19 +2,20 @@ import { create } from "@bufbuild/protobuf";
 import type { Kysely } from "kysely";
 import { alreadyExists, failedPrecondition, invalidArgument } from "../errors/index.ts";
 import { type Repo, RepoSchema, ReposService } from "../gen/lading/registry/v2/repos_pb.js";
-import type { ListSpec } from "../lists/index.ts";
 import {
   type BoundService,
   bindService,
-  type Call,
-  loadVisibleRow,
+  defineResource,
   now,
   requireParentGroup,
-  scopesOf,
   updatePaths,
   Violations,
 } from "../rpc/index.ts";
-import type { MetadataSchema, ReposTable } from "../store/metadata/index.ts";
+import {
+  isUniqueViolation,
+  type MetadataSchema,
+  type ReposTable,
+} from "../store/metadata/index.ts";
 import { newChildUid, rootOf } from "../uidp/index.ts";
 import {
   isRepoName,
@@ -25,12 +26,15 @@ import {
   registrySortFields,
 } from "./registry-context.ts";
 
-const listSpec: ListSpec<"repos"> = {
+/** Repos as the API lists and gets them. */
+export const repoResource = defineResource({
   table: "repos",
   domain: registryDomain,
-  fields: registrySortFields,
-  defaultField: "uid",
-};
+  type: "repo",
+  see: "repo.list",
+  sortFields: registrySortFields,
+  toMessage: repoFromRow,
+});
 
 const fields = {
   updatable: ["description", "readme"],
@@ -70,30 +74,14 @@ export function groupRepoCheck(
 /** The ReposService implementation. */
 export function createReposService(ctx: RegistryContext): BoundService {
   const { db } = ctx;
-  const visibleRepo = (call: Call, uid: string, field: string, act?: string) =>
-    loadVisibleRow(db, call, {
-      table: "repos",
-      uid,
-      field,
-      see: "repo.list",
-      act,
-      resourceType: "repo",
-      domain: registryDomain,
-    });
-
   return bindService(ReposService, {
     async listRepos(req, call) {
-      const page = await ctx.lists.list(listSpec, {
-        parameters: req,
-        filters: { name: req.name },
-        visible: { scopes: await scopesOf(call, "repo.list") },
-        caller: call.principal?.identityUid ?? "",
-      });
-      return { ...page, repos: page.rows.map(repoFromRow) };
+      const page = await repoResource.list(ctx, call, req, { name: req.name });
+      return { ...page, repos: page.items };
     },
 
     async getRepo(req, call) {
-      return repoFromRow(await visibleRepo(call, req.uid, "uid"));
+      return repoResource.get(ctx, call, req.uid);
     },
 
     async createRepo(req, call) {
@@ -139,7 +127,10 @@ export function createReposService(ctx: RegistryContext): BoundService {
 
     async updateRepo(req, call) {
       const repo = req.repo ?? create(RepoSchema);
-      const row = await visibleRepo(call, repo.uid, "repo.uid", "repo.update");
+      const row = await repoResource.load(ctx, call, repo.uid, {
+        field: "repo.uid",
+        act: "repo.update",
+      });
       const paths = updatePaths(registryDomain, req.updateMask, call, fields, () =>
         [repo.description && "description", repo.readme && "readme"].filter(
           (p): p is string => !!p,
@@ -160,7 +151,7 @@ export function createReposService(ctx: RegistryContext): BoundService {
     },
 
     async deleteRepo(req, call) {
-      const row = await visibleRepo(call, req.uid, "uid", "repo.delete");
+      const row = await repoResource.load(ctx, call, req.uid, { act: "repo.delete" });
       await db.transaction().execute(async (trx) => {
         const tag = await trx
           .selectFrom("tags")
@@ -205,9 +196,4 @@ export function createReposService(ctx: RegistryContext): BoundService {
 function checkReadme(v: Violations, readme: string): void {
   if (Buffer.byteLength(readme) > maxReadmeBytes)
     v.add("readme", `must be at most ${maxReadmeBytes} bytes`);
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: string })?.code;
-  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE";
 }

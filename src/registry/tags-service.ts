@@ -1,13 +1,10 @@
 import { create } from "@bufbuild/protobuf";
 import { invalidArgument } from "../errors/index.ts";
 import { type Tag, TagSchema, TagsService } from "../gen/lading/registry/v2/tags_pb.js";
-import type { ListSpec } from "../lists/index.ts";
 import {
   type BoundService,
   bindService,
-  type Call,
-  loadVisibleRow,
-  scopesOf,
+  defineResource,
   updatePaths,
   Violations,
 } from "../rpc/index.ts";
@@ -19,14 +16,18 @@ import {
   registryDomain,
   registrySortFields,
 } from "./registry-context.ts";
+import { repoResource } from "./repos-service.ts";
 import { moveTag } from "./tag-history.ts";
 
-const listSpec: ListSpec<"tags"> = {
+/** Tags as the API lists and gets them. */
+export const tagResource = defineResource({
   table: "tags",
   domain: registryDomain,
-  fields: registrySortFields,
-  defaultField: "uid",
-};
+  type: "tag",
+  see: "tag.list",
+  sortFields: registrySortFields,
+  toMessage: tagFromRow,
+});
 
 const fields = {
   updatable: ["deprecated"],
@@ -48,30 +49,14 @@ export function tagFromRow(row: TagsTable): Tag {
 /** The TagsService implementation. */
 export function createTagsService(ctx: RegistryContext): BoundService {
   const { db } = ctx;
-  const visibleTag = (call: Call, uid: string, field: string, act?: string) =>
-    loadVisibleRow(db, call, {
-      table: "tags",
-      uid,
-      field,
-      see: "tag.list",
-      act,
-      resourceType: "tag",
-      domain: registryDomain,
-    });
-
   return bindService(TagsService, {
     async listTags(req, call) {
-      const page = await ctx.lists.list(listSpec, {
-        parameters: req,
-        filters: { name: req.name, digest: req.digest },
-        visible: { scopes: await scopesOf(call, "tag.list") },
-        caller: call.principal?.identityUid ?? "",
-      });
-      return { ...page, tags: page.rows.map(tagFromRow) };
+      const page = await tagResource.list(ctx, call, req, { name: req.name, digest: req.digest });
+      return { ...page, tags: page.items };
     },
 
     async getTag(req, call) {
-      return tagFromRow(await visibleTag(call, req.uid, "uid"));
+      return tagResource.get(ctx, call, req.uid);
     },
 
     async createTag(req, call) {
@@ -82,14 +67,9 @@ export function createTagsService(ctx: RegistryContext): BoundService {
       if (!isDigest(tag.digest))
         v.add("digest", "must be sha256:<64 hex> or sha512:<128 hex> in lowercase");
       if (!v.empty) throw invalidArgument(registryDomain, v.list);
-      const repo = await loadVisibleRow(db, call, {
-        table: "repos",
-        uid: req.parent,
+      const repo = await repoResource.load(ctx, call, req.parent, {
         field: "parent",
-        see: "repo.list",
         act: "tag.create",
-        resourceType: "repo",
-        domain: registryDomain,
       });
       const manifest = await db
         .selectFrom("manifests")
@@ -114,7 +94,10 @@ export function createTagsService(ctx: RegistryContext): BoundService {
 
     async updateTag(req, call) {
       const tag = req.tag ?? create(TagSchema);
-      const row = await visibleTag(call, tag.uid, "tag.uid", "tag.update");
+      const row = await tagResource.load(ctx, call, tag.uid, {
+        field: "tag.uid",
+        act: "tag.update",
+      });
       const paths = updatePaths(registryDomain, req.updateMask, call, fields, () =>
         tag.deprecated ? ["deprecated"] : [],
       );
@@ -125,7 +108,7 @@ export function createTagsService(ctx: RegistryContext): BoundService {
     },
 
     async deleteTag(req, call) {
-      const row = await visibleTag(call, req.uid, "uid", "tag.delete");
+      const row = await tagResource.load(ctx, call, req.uid, { act: "tag.delete" });
       await db.deleteFrom("tags").where("uid", "=", row.uid).execute();
       return {};
     },

@@ -1,5 +1,6 @@
 export * from "./access.ts";
 export * from "./call.ts";
+export * from "./define-resource.ts";
 export * from "./error-details.ts";
 export * from "./immutable-output.ts";
 export type * from "./raw-route.ts";

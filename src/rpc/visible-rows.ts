@@ -21,6 +21,11 @@ export interface VisibleRowOptions<T extends ListedTable> {
   resourceType: string;
   /** The error domain, e.g. "iam". */
   domain: string;
+  /**
+   * Where the capabilities must hold: at the row's parent (default), or at the row itself for
+   * a group and for what is keyed by a group's uid (its account association).
+   */
+  grantsAt?: "parent" | "row";
 }
 
 /**
@@ -33,10 +38,11 @@ export async function findVisibleRow<T extends ListedTable>(
   call: Call,
   options: VisibleRowOptions<T>,
 ): Promise<MetadataSchema[T] | undefined> {
-  const { table, uid, field, see, act, resourceType, domain } = options;
+  const { table, uid, field, see, act, resourceType, domain, grantsAt } = options;
   const v = new Violations().uid(field, uid);
   if (!v.empty) throw invalidArgument(domain, v.list);
-  const at = table === "groups" ? uid : parentOf(uid) || uid;
+  const atRow = (grantsAt ?? (table === "groups" ? "row" : "parent")) === "row";
+  const at = atRow ? uid : parentOf(uid) || uid;
   await requireAccess(call, { see, act, at, domain, resourceType, resourceName: uid });
   // biome-ignore lint/suspicious/noExplicitAny: the table is chosen by the caller
   const row = await (db as Kysely<any>)

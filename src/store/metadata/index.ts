@@ -7,4 +7,5 @@ export type * from "./schema.ts";
 export { identityExtras } from "./schema.ts";
 export type * from "./security-data-schema.ts";
 export * from "./settings.ts";
+export { isUniqueViolation } from "./unique-violation.ts";
 export type * from "./vuln-reports-schema.ts";

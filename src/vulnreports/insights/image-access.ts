@@ -1,6 +1,6 @@
 import { invalidArgument } from "../../errors/index.ts";
-import { type RegistryContext, registryDomain } from "../../registry/index.ts";
-import { type Call, loadVisibleRow, requireAccess, Violations } from "../../rpc/index.ts";
+import { type RegistryContext, registryDomain, repoResource } from "../../registry/index.ts";
+import { type Call, requireAccess, Violations } from "../../rpc/index.ts";
 import { isDigest } from "../../store/blobs/index.ts";
 import type { ReposTable } from "../../store/metadata/index.ts";
 
@@ -23,14 +23,9 @@ export async function loadReadableRepo(
     else if (!isDigest(digest)) v.add(field, digestRule);
   }
   if (!v.empty) throw invalidArgument(registryDomain, v.list);
-  const repo = await loadVisibleRow(ctx.db, call, {
-    table: "repos",
-    uid: repoUid,
+  const repo = await repoResource.load(ctx, call, repoUid, {
     field: "repo",
-    see: "repo.list",
     act: "manifest.metadata.list",
-    resourceType: "repo",
-    domain: registryDomain,
   });
   await requireAccess(call, {
     see: "repo.list",

@@ -7,8 +7,8 @@ import {
   type VulnReport,
   VulnReportSchema,
 } from "../../gen/lading/registry/v1/vuln_reports_pb.js";
-import { registryDomain } from "../../registry/registry-context.ts";
-import { type Call, loadVisibleRow, markImmutable, Violations } from "../../rpc/index.ts";
+import { registryDomain, repoResource } from "../../registry/index.ts";
+import { type Call, markImmutable, Violations } from "../../rpc/index.ts";
 import { isDigest } from "../../store/blobs/index.ts";
 import type { VulnReportsTable } from "../../store/metadata/index.ts";
 import { type VulnerabilityMatch as StoredMatch, sortMatches } from "../matching/matcher.ts";
@@ -37,14 +37,9 @@ export async function getVulnReport(
     v.add("digest", "must be sha256:<64 hex> or sha512:<128 hex> in lowercase");
   }
   if (!v.empty) throw invalidArgument(registryDomain, v.list);
-  const repo = await loadVisibleRow(ctx.db, call, {
-    table: "repos",
-    uid: req.repoId,
+  const repo = await repoResource.load(ctx, call, req.repoId, {
     field: "repo_id",
-    see: "repo.list",
     act: "vuln_reports.list",
-    resourceType: "repo",
-    domain: registryDomain,
   });
   const name = `${repo.uid}@${req.digest}`;
   let generations = await latestGenerations(ctx.db, repo.uid, [req.digest]);
