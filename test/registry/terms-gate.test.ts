@@ -100,25 +100,43 @@ for (const pair of registryPairs) {
       }
     });
 
-    it("refuses the Images API with FAILED_PRECONDITION and the same violations", async () => {
-      const repo = await server.lading.store.db
+    /** The API reads of an image's contents: the image, its report and its daily counts. */
+    const imageReads = (api: ReturnType<typeof registryApi>, repoUid: string) => {
+      const today = new Date().toISOString().slice(0, 10);
+      const counts = { repo: "acme/app", tag: "v1", from: today, to: today };
+      return {
+        getImage: () => api.getImage(repoUid, digest),
+        getVulnReport: () => api.getVulnReport(repoUid, digest),
+        listVulnCountReports: () => api.listVulnCountReports(counts),
+        listVulnCountReportsCumulative: () => api.listVulnCountReports(counts, true),
+      };
+    };
+    const repoUid = () =>
+      server.lading.store.db
         .selectFrom("repos")
         .select("uid")
         .where("name", "=", "app")
-        .executeTakeFirstOrThrow();
+        .executeTakeFirstOrThrow()
+        .then((row) => row.uid);
+
+    it("refuses the Images API, reports and counts with FAILED_PRECONDITION and the same violations", async () => {
+      const repo = await repoUid();
       for (const transport of ["rest", "grpc"] as const) {
         const api = registryApi(transport, server.apiUrl, server.org.token);
-        const result = failed(await api.getImage(repo.uid, digest));
-        assert.equal(result.code, 9);
-        if (result.httpStatus) assert.equal(result.httpStatus, 400);
-        const violations = (detail(result, "PreconditionFailure") as Loose).violations as Loose[];
-        assert.deepEqual(
-          violations.map((v) => [v.type, v.subject]),
-          [
-            ["TERMS_NOT_ACCEPTED", "privacy.v1"],
-            ["TERMS_NOT_ACCEPTED", "tos-2024"],
-          ],
-        );
+        for (const [method, read] of Object.entries(imageReads(api, repo))) {
+          const result = failed(await read());
+          assert.equal(result.code, 9, method);
+          if (result.httpStatus) assert.equal(result.httpStatus, 400);
+          const violations = (detail(result, "PreconditionFailure") as Loose).violations as Loose[];
+          assert.deepEqual(
+            violations.map((v) => [v.type, v.subject]),
+            [
+              ["TERMS_NOT_ACCEPTED", "privacy.v1"],
+              ["TERMS_NOT_ACCEPTED", "tos-2024"],
+            ],
+            method,
+          );
+        }
       }
     });
 
@@ -132,12 +150,14 @@ for (const pair of registryPairs) {
       assert.equal((await c.fetch("/v2/acme/app/manifests/v1")).status, 200);
       assert.equal((await c.fetch(`/v2/acme/app/blobs/${layer}`)).status, 200);
       assert.equal((await c.fetch(`/v2/acme/app/blobs/${layer}`, { method: "HEAD" })).status, 200);
-      const repo = await server.lading.store.db
-        .selectFrom("repos")
-        .select("uid")
-        .where("name", "=", "app")
-        .executeTakeFirstOrThrow();
-      ok(await registryApi("grpc", server.apiUrl, server.org.token).getImage(repo.uid, digest));
+      const registry = registryApi("grpc", server.apiUrl, server.org.token);
+      const reads = imageReads(registry, await repoUid());
+      ok(await reads.getImage());
+      ok(await reads.listVulnCountReports());
+      ok(await reads.listVulnCountReportsCumulative());
+      // Past the gate the report is there, or not yet when the scan after the push is still running.
+      const report = await reads.getVulnReport();
+      assert.ok(report.ok || report.code === 5, JSON.stringify(report));
     });
 
     it("caches answers per group until forgotten; accepting through the API forgets at once", async () => {

@@ -41,6 +41,7 @@ export async function getVulnReport(
     field: "repo_id",
     act: "vuln_reports.list",
   });
+  await ctx.termsGate?.require(repo.parent_uid, registryDomain);
   const name = `${repo.uid}@${req.digest}`;
   let generations = await latestGenerations(ctx.db, repo.uid, [req.digest]);
   if (generations.length === 0) {

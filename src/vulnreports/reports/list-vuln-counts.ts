@@ -64,6 +64,7 @@ export async function listVulnCounts(
     resourceType: "repo",
     resourceName: req.repo,
   });
+  await ctx.termsGate?.require(repo.parent_uid, registryDomain);
   const digestByDay = await tagDigests(ctx, repo.uid, req.tag, days);
   const items: VulnCountReport[] = [];
   const running = new Map<string, SeverityName>();

@@ -6,6 +6,7 @@ import {
   platformArchitecture,
   readJsonBlob,
 } from "../../registry/image-manifests.ts";
+import type { TermsGate } from "../../registry/terms-gate.ts";
 import type { BlobStore } from "../../store/blobs/index.ts";
 import type { MetadataSchema, VulnReportsTable } from "../../store/metadata/index.ts";
 
@@ -17,6 +18,8 @@ export interface ReportsContext {
   db: Kysely<MetadataSchema>;
   /** Index manifests are read from here to find their platform manifests. */
   blobs: BlobStore;
+  /** Reports show what an image holds: like a pull, they wait for the required terms. */
+  termsGate?: TermsGate;
 }
 
 /** The image manifests behind a stored manifest: itself, or an index's platform manifests. */
