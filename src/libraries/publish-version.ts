@@ -52,7 +52,8 @@ export interface PublishResult {
  * Makes a version and its files visible in one transaction: the artifact (created on first
  * publish), the version (409 when it exists, as every ecosystem's registry answers), the files,
  * the version ranks, the artifact's summary columns and a `dev.lading.libraries.publish.v1`
- * event. Either all of it commits or none.
+ * event (`dev.lading.libraries.file.added.v1` for files added to a version). Either all of it
+ * commits or none.
  */
 export function publishVersion(
   db: Kysely<MetadataSchema>,
@@ -89,11 +90,22 @@ export function publishVersion(
     }
     const size = request.files.reduce((sum, f) => sum + f.stored.size, 0);
     if (existing) {
+      // A file that carries a description (a pom after its jar) gives it to the version, and
+      // to the artifact when this is its latest version.
+      const described = request.description === "" ? {} : { description: request.description };
       await trx
         .updateTable("library_versions")
-        .set((eb) => ({ size_bytes: eb("size_bytes", "+", size), update_time: time }))
+        .set((eb) => ({ size_bytes: eb("size_bytes", "+", size), update_time: time, ...described }))
         .where("uid", "=", vUid)
         .execute();
+      if (request.description !== "") {
+        await trx
+          .updateTable("library_artifacts")
+          .set(described)
+          .where("uid", "=", uid)
+          .where("latest_version", "=", request.version)
+          .execute();
+      }
     } else {
       await trx
         .insertInto("library_versions")
@@ -157,9 +169,11 @@ export function publishVersion(
         .where("uid", "=", uid)
         .execute();
     }
-    if (!existing) {
+    if (!existing || request.files.length > 0) {
       await recordEvent(trx, {
-        type: "dev.lading.libraries.publish.v1",
+        // A new version is a publish; more files for one (Maven's file by file, a Python
+        // sdist after its wheel) are files added, so a mirror learns of every file.
+        type: existing ? "dev.lading.libraries.file.added.v1" : "dev.lading.libraries.publish.v1",
         source: request.source,
         subject: uid,
         groupUid: request.orgUid,

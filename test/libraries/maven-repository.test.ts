@@ -103,6 +103,23 @@ for (const pair of registryPairs) {
         files.map((f) => f.filename),
         ["demo-1.0.jar", "demo-1.0.pom"],
       );
+      const events = await r.server.lading.store.db
+        .selectFrom("events")
+        .select(["type", "data"])
+        .where("subject", "=", row?.uid ?? "")
+        .orderBy("seq")
+        .execute();
+      assert.deepEqual(
+        events.map((e) => [
+          e.type,
+          (JSON.parse(e.data).body.files as { filename: string }[]).map((f) => f.filename),
+        ]),
+        [
+          ["dev.lading.libraries.publish.v1", ["demo-1.0.jar"]],
+          ["dev.lading.libraries.file.added.v1", ["demo-1.0.pom"]],
+        ],
+        "the version's publish, then the pom added to it",
+      );
       assert.equal((await get(`${dir}/demo-1.0-sources.jar`)).status, 404);
       assert.equal((await get("com/example/nothing/maven-metadata.xml")).status, 404);
       assert.equal((await get("com/example/demo/2.0/demo-2.0.jar", owner, "HEAD")).status, 404);

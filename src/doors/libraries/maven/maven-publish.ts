@@ -6,7 +6,7 @@ import {
   type StoredLibraryFile,
 } from "../../../libraries/index.ts";
 import type { MetadataSchema } from "../../../store/metadata/index.ts";
-import { type MavenPath, mavenArtifactUid } from "./maven-path.ts";
+import type { MavenPath } from "./maven-path.ts";
 
 type FilePath = Extract<MavenPath, { kind: "file" }>;
 
@@ -38,14 +38,14 @@ export interface MavenFilePublish {
  * sends the jar first) still gives the version, and the artifact when it is the latest, its
  * description.
  */
-export async function publishMavenFile(
+export function publishMavenFile(
   db: Kysely<MetadataSchema>,
   file: MavenFilePublish,
 ): Promise<PublishResult> {
   const { path, description } = file;
   const name = `${path.groupId}:${path.artifactId}`;
   const extension = path.filename.slice(path.filename.lastIndexOf(".") + 1);
-  const result = await publishVersion(db, {
+  return publishVersion(db, {
     orgUid: file.orgUid,
     ecosystem: "java",
     name,
@@ -63,18 +63,4 @@ export async function publishMavenFile(
     actor: file.actor,
     source: file.source,
   });
-  if (!result.createdVersion && description) {
-    await db
-      .updateTable("library_versions")
-      .set({ description })
-      .where("uid", "=", result.versionUid)
-      .execute();
-    await db
-      .updateTable("library_artifacts")
-      .set({ description })
-      .where("uid", "=", mavenArtifactUid(file.orgUid, path))
-      .where("latest_version", "=", path.version)
-      .execute();
-  }
-  return result;
 }
