@@ -1,5 +1,6 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { writeFileAtomic } from "./write-file-atomic.ts";
 
 /** The CLI's stored settings (config.json in the config directory). */
 export interface CliConfig {
@@ -45,9 +46,9 @@ export async function readConfig(configDir: string): Promise<CliConfig> {
 
 /** Writes config.json atomically, creating `configDir` with mode 0700. */
 export async function writeConfig(configDir: string, config: CliConfig): Promise<void> {
-  await mkdir(configDir, { recursive: true, mode: 0o700 });
-  const path = join(configDir, "config.json");
-  const temp = `${path}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
-  await rename(temp, path);
+  await writeFileAtomic(
+    join(configDir, "config.json"),
+    `${JSON.stringify(config, null, 2)}\n`,
+    0o600,
+  );
 }

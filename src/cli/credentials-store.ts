@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { mkdir, open, readFile, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { writeFileAtomic } from "./write-file-atomic.ts";
 
 /** A cached Lading token for one audience. */
 export interface CachedToken {
@@ -85,13 +85,9 @@ export async function readCredentials(configDir: string): Promise<Credentials> {
 
 /** Writes credentials.json atomically (temporary file + rename), mode 0600, directory 0700. */
 export async function writeCredentials(configDir: string, credentials: Credentials): Promise<void> {
-  await mkdir(configDir, { recursive: true, mode: 0o700 });
-  const path = credentialsPath(configDir);
   const body: Record<string, unknown> = { ...credentials.sessions };
   if (Object.keys(credentials.registries).length > 0) body[registriesKey] = credentials.registries;
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  await writeFile(temp, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
-  await rename(temp, path);
+  await writeFileAtomic(credentialsPath(configDir), `${JSON.stringify(body, null, 2)}\n`, 0o600);
 }
 
 /**

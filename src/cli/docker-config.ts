@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { writeFileAtomic } from "./write-file-atomic.ts";
 
 /** The name docker-style tools append to `docker-credential-`. */
 export const credentialHelperName = "lading";
@@ -41,10 +41,7 @@ export async function addCredentialHelper(path: string, host: string): Promise<b
   ) as Record<string, string>;
   if (helpers[host] === credentialHelperName) return false;
   config.credHelpers = { ...helpers, [host]: credentialHelperName };
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  await writeFile(temp, `${JSON.stringify(config, null, "\t")}\n`, { mode });
-  await rename(temp, path);
+  await writeFileAtomic(path, `${JSON.stringify(config, null, "\t")}\n`, mode);
   return true;
 }
 

@@ -1,6 +1,6 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { CliError, createApiClient, type Json, uidPath } from "../api-client.ts";
 import { type CliContext, UsageError } from "../cli-context.ts";
 import { npmrc, pipConf, pypirc } from "../client-config-files.ts";
@@ -8,6 +8,7 @@ import { readExpiry } from "../client-config-text.ts";
 import { flagText, type ParsedArgs, type VerbNode } from "../command-spec.ts";
 import { mergeMavenSettings } from "../maven-settings.ts";
 import { looksLikeUid } from "../resources/roles.ts";
+import { writeFileAtomic } from "../write-file-atomic.ts";
 import { createPullToken } from "./auth-pull-token.ts";
 
 /** The package managers Lading writes configuration for, by their ecosystem path segment. */
@@ -190,10 +191,7 @@ async function update(file: string, change: (text: string) => string): Promise<v
     if (error.code === "ENOENT") return "";
     throw error;
   });
-  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, change(before), { mode: 0o600 });
-  await rename(temp, file);
+  await writeFileAtomic(file, change(before), 0o600);
 }
 
 function home(ctx: CliContext): string {
