@@ -36,7 +36,7 @@ export const inviteCodePrefix = "lgi_";
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Loads invites with their roles' names in one query. */
-export async function hydrateGroupInvites(
+async function hydrateGroupInvites(
   db: Kysely<MetadataSchema>,
   rows: GroupInvitesTable[],
 ): Promise<GroupInvite[]> {
