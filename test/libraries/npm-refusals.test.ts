@@ -206,6 +206,22 @@ for (const pair of registryPairs) {
       );
     });
 
+    it("refuses a published version with 409 when the tarball comes before its manifest", async () => {
+      const again = publishDocument("base", "1.0.0", await packageTarball("base", "1.0.0"));
+      const res = await put("base", attachmentsFirst(again));
+      assert.equal(res.status, 409, JSON.stringify(res.body));
+      assert.match(
+        res.body.error ?? "",
+        /cannot publish over the previously published version 1\.0\.0/,
+      );
+      const files = await r.server.lading.store.db
+        .selectFrom("library_files")
+        .select("filename")
+        .where("filename", "=", "base-1.0.0.tgz")
+        .execute();
+      assert.equal(files.length, 1, "the published file, not a second one");
+    });
+
     it("refuses path traversal in the attachment name, wherever the attachment comes", async () => {
       const tgz = await packageTarball("trav", "1.0.0");
       const rename = (d: PublishDocument) => {

@@ -79,7 +79,7 @@ export async function publishPackage(
   }
   const [stored, facts] = await settle(attachment);
   const checked = checkDocument(doc, name, attachment.key, stored, facts);
-  await refuseExisting(ctx, uid, checked.version);
+  // publishVersion refuses an existing version inside its transaction: no check needed here.
   await publishVersion(ctx.db, {
     orgUid: caller.orgUid,
     ecosystem: "javascript",
@@ -110,7 +110,7 @@ function overPublished(version: string): LibraryError {
   return new LibraryError(409, `cannot publish over the previously published version ${version}`);
 }
 
-/** Refuses a version that exists before its bytes are stored (and again, in the publish). */
+/** Refuses a version that exists before its bytes are stored (publishVersion checks again). */
 async function refuseExisting(ctx: LibraryContext, uid: string, version: string): Promise<void> {
   const row = await ctx.db
     .selectFrom("library_versions")
