@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
+import { createStampedCache } from "../stamped-cache.ts";
 import type { PackumentArtifact, Packuments } from "./packument.ts";
 
 const gzipped = promisify(gzip);
@@ -31,55 +32,22 @@ export interface PackumentCacheOptions {
  * Packuments by artifact, each valid for one state of the artifact row: every publish and
  * dist-tag change moves `update_time`, `version_count` or `dist_tags`, which the caller reads
  * (one indexed row) on every request, so a replica that did not see the change itself still
- * never serves an old document. Concurrent misses for the same state share one build.
+ * never serves an old document.
  */
 export function createPackumentCache(options: PackumentCacheOptions = {}) {
-  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
-  const entries = new Map<
-    string,
-    { state: string; value: Promise<CachedPackuments>; bytes: number }
-  >();
-  let bytes = 0;
-
-  const drop = (uid: string) => {
-    const entry = entries.get(uid);
-    if (!entry) return;
-    bytes -= entry.bytes;
-    entries.delete(uid);
-  };
-
+  const cache = createStampedCache<CachedPackuments>({
+    maxBytes: options.maxBytes ?? 64 * 1024 * 1024,
+    sizeOf: (value) =>
+      [value.full, value.abbreviated].reduce(
+        (sum, v) => sum + v.plain.body.length + v.gzip.body.length,
+        0,
+      ),
+  });
   return {
     /** The packuments of `artifact` in its current state, built by `build` on a miss. */
     get(artifact: PackumentArtifact, build: () => Promise<Packuments>): Promise<CachedPackuments> {
-      const state = `${artifact.update_time}|${artifact.version_count}|${artifact.dist_tags}`;
-      const hit = entries.get(artifact.uid);
-      if (hit && hit.state === state) {
-        // Re-insert: Map order is the recency order.
-        entries.delete(artifact.uid);
-        entries.set(artifact.uid, hit);
-        return hit.value;
-      }
-      drop(artifact.uid);
-      const entry = { state, bytes: 0, value: build().then(encode) };
-      entries.set(artifact.uid, entry);
-      entry.value.then(
-        (value) => {
-          if (entries.get(artifact.uid) !== entry) return;
-          entry.bytes = [value.full, value.abbreviated].reduce(
-            (sum, v) => sum + v.plain.body.length + v.gzip.body.length,
-            0,
-          );
-          bytes += entry.bytes;
-          for (const uid of entries.keys()) {
-            if (bytes <= maxBytes) break;
-            drop(uid);
-          }
-        },
-        () => {
-          if (entries.get(artifact.uid) === entry) drop(artifact.uid);
-        },
-      );
-      return entry.value;
+      const stamp = `${artifact.update_time}|${artifact.version_count}|${artifact.dist_tags}`;
+      return cache.get(artifact.uid, stamp, () => build().then(encode));
     },
   };
 }

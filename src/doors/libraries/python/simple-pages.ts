@@ -4,6 +4,7 @@ import { gzip as gzipCallback } from "node:zlib";
 import type { Kysely } from "kysely";
 import { artifactUid, normalizePythonName } from "../../../libraries/index.ts";
 import { type MetadataSchema, precompiled } from "../../../store/metadata/index.ts";
+import { createStampedCache } from "../stamped-cache.ts";
 import { projectHtml, projectJson, type SimpleFile, type SimplePage } from "./simple-format.ts";
 
 /** A page body as sent, and gzipped once for the clients that accept it (pip does). */
@@ -53,24 +54,14 @@ const maxCacheBytes = 64 * 1024 * 1024;
 /**
  * Project pages cached in memory per artifact. Every request reads the artifact's stamp (one
  * indexed row and an index-only count of its files), so a publish through any replica is seen
- * at once; only when the stamp is unchanged are the cached bytes served.
+ * at once; only when the stamp is unchanged are the cached bytes served, and concurrent
+ * requests for a changed page share one rendering.
  */
 export function createSimplePages(db: Kysely<MetadataSchema>) {
-  const cache = new Map<string, RenderedPage>();
-  let cachedBytes = 0;
-
-  const remember = (uid: string, page: RenderedPage) => {
-    const old = cache.get(uid);
-    if (old) cachedBytes -= old.size;
-    cache.delete(uid);
-    cache.set(uid, page);
-    cachedBytes += page.size;
-    for (const [key, entry] of cache) {
-      if (cachedBytes <= maxCacheBytes || key === uid) break;
-      cache.delete(key);
-      cachedBytes -= entry.size;
-    }
-  };
+  const cache = createStampedCache<RenderedPage>({
+    maxBytes: maxCacheBytes,
+    sizeOf: (page) => page.size,
+  });
 
   /** The project page of `project` (normalised) in organisation `orgUid`, or undefined. */
   return async function projectPage(
@@ -81,18 +72,16 @@ export function createSimplePages(db: Kysely<MetadataSchema>) {
     const [row] = await readStamp(db, uid);
     if (!row) return undefined;
     const stamp = `${row.update_time}|${row.version_count}|${row.files}`;
-    const cached = cache.get(uid);
-    if (cached?.stamp === stamp) return cached;
-    const page = await readPage(db, uid, row.display_name);
-    const [json, html] = await Promise.all([
-      pageBody(projectJson(page)),
-      pageBody(projectHtml(page)),
-    ]);
-    const etag = `"${createHash("sha256").update(stamp).update(uid).digest("base64url").slice(0, 27)}"`;
-    const size = [json, html].reduce((n, b) => n + b.plain.length + b.gzip.length, 0);
-    const rendered = { stamp, etag, json, html, size };
-    remember(uid, rendered);
-    return rendered;
+    return cache.get(uid, stamp, async () => {
+      const page = await readPage(db, uid, row.display_name);
+      const [json, html] = await Promise.all([
+        pageBody(projectJson(page)),
+        pageBody(projectHtml(page)),
+      ]);
+      const etag = `"${createHash("sha256").update(stamp).update(uid).digest("base64url").slice(0, 27)}"`;
+      const size = [json, html].reduce((n, b) => n + b.plain.length + b.gzip.length, 0);
+      return { stamp, etag, json, html, size };
+    });
   };
 }
 
