@@ -19,6 +19,7 @@ import {
   createSubscriptionsService,
   type Dispatcher,
   startDispatcher,
+  startEventPruner,
   withOutbox,
   workerPullWriter,
 } from "../events/index.ts";
@@ -97,6 +98,8 @@ export interface RunningLading {
 export interface LadingHooks {
   /** Computes an image's vulnerability report once it is scanned. Default: computeReport. */
   matchImage?: MatchImage;
+  /** Time between prunes of old events. Default 10 minutes. */
+  eventsPruneIntervalMs?: number;
 }
 
 /** Opens and migrates the metadata store, then serves the API listener. */
@@ -272,6 +275,12 @@ export async function startLading(
     log,
     userAgent: `Lading/${ladingVersion()}`,
   });
+  const pruner = startEventPruner({
+    db,
+    retentionMs: config.events.retentionMs,
+    intervalMs: hooks.eventsPruneIntervalMs,
+    log,
+  });
   ready = true;
   log.info({ apiUrl, registryUrl, store: store.dialect }, "lading serving");
   return {
@@ -289,6 +298,7 @@ export async function startLading(
         listener.close({ timeoutMs }),
         registryListener.close({ timeoutMs }),
         dispatcher?.close(Math.min(timeoutMs, config.events.timeoutMs)),
+        pruner.close(),
       ]);
       // After the listeners: the pull events of the last requests are written before the store closes.
       await oci.close();

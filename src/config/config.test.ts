@@ -124,6 +124,25 @@ it("records pull events unless --events-pulls is false", () => {
   );
 });
 
+it("keeps events 7 days unless --events-retention says otherwise, never less than the retry window", () => {
+  assert.equal(resolveConfig({}, {}).events.retentionMs, 7 * 86_400_000);
+  assert.equal(resolveConfig({ eventsRetention: "30d" }, {}).events.retentionMs, 30 * 86_400_000);
+  assert.equal(
+    resolveConfig({}, { LADING_EVENTS_RETENTION: "36h" }).events.retentionMs,
+    36 * 3_600_000,
+  );
+  assert.equal(resolveConfig({ eventsRetention: "forever" }, {}).events.retentionMs, 0);
+  assert.equal(
+    resolveConfig({ eventsRetention: "2h", eventsRetryWindow: "1h" }, {}).events.retentionMs,
+    2 * 3_600_000,
+  );
+  assert.throws(
+    () => resolveConfig({ eventsRetention: "12h" }, {}),
+    /--events-retention must be at least --events-retry-window/,
+  );
+  assert.throws(() => resolveConfig({ eventsRetention: "7" }, {}), /--events-retention.*7d/);
+});
+
 it("--libraries-max-file-size takes binary units, defaults to 1 GiB, refuses the rest", () => {
   assert.equal(resolveConfig({}, {}).librariesMaxFileBytes, 1024 ** 3);
   assert.equal(

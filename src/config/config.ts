@@ -82,6 +82,7 @@ export interface ConfigInput {
   eventsTimeout?: string;
   eventsRetryWindow?: string;
   eventsBackoffBase?: string;
+  eventsRetention?: string;
 }
 
 /** The environment variable behind each setting. */
@@ -110,6 +111,7 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   eventsAllowHttpLoopback: "LADING_EVENTS_ALLOW_HTTP_LOOPBACK",
   eventsTimeout: "LADING_EVENTS_TIMEOUT",
   eventsRetryWindow: "LADING_EVENTS_RETRY_WINDOW",
+  eventsRetention: "LADING_EVENTS_RETENTION",
   eventsBackoffBase: "LADING_EVENTS_BACKOFF_BASE",
 };
 
@@ -225,6 +227,7 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     eventsTimeout: pick("eventsTimeout"),
     eventsRetryWindow: pick("eventsRetryWindow"),
     eventsBackoffBase: pick("eventsBackoffBase"),
+    eventsRetention: pick("eventsRetention"),
   });
   return Object.freeze({
     dataDir: pick("dataDir") ?? ".lading",

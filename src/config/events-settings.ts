@@ -10,6 +10,11 @@ export interface EventsSettings {
   retryWindowMs: number;
   /** First retry delay before jitter; doubles per attempt up to 1 h. Default 1 s. */
   backoffBaseMs: number;
+  /**
+   * Events (and their finished deliveries) older than this are deleted; 0 keeps them for
+   * ever. Default 7 days: pull events alone add a row per manifest GET.
+   */
+  retentionMs: number;
 }
 
 export const defaultEventsSettings: Readonly<EventsSettings> = {
@@ -17,6 +22,7 @@ export const defaultEventsSettings: Readonly<EventsSettings> = {
   timeoutMs: 10_000,
   retryWindowMs: 24 * 3_600_000,
   backoffBaseMs: 1000,
+  retentionMs: 7 * 86_400_000,
 };
 
 /** The settings as strings, from flags, the environment or the file. */
@@ -25,6 +31,7 @@ export interface EventsSettingsInput {
   eventsTimeout?: string;
   eventsRetryWindow?: string;
   eventsBackoffBase?: string;
+  eventsRetention?: string;
 }
 
 /** Validates the settings, naming the flag of a bad one. */
@@ -40,10 +47,20 @@ export function resolveEventsSettings(input: EventsSettingsInput): EventsSetting
   if (allow !== "true" && allow !== "false") {
     throw new Error(`--events-allow-http-loopback must be true or false, got "${allow}"`);
   }
+  const retryWindowMs = duration(input.eventsRetryWindow, "--events-retry-window", d.retryWindowMs);
+  const retentionMs =
+    input.eventsRetention === "forever"
+      ? 0
+      : duration(input.eventsRetention, "--events-retention", d.retentionMs);
+  // A shorter retention would delete the record of deliveries still being retried.
+  if (retentionMs !== 0 && retentionMs < retryWindowMs) {
+    throw new Error("--events-retention must be at least --events-retry-window, or forever");
+  }
   return {
     allowHttpLoopback: allow === "true",
     timeoutMs: duration(input.eventsTimeout, "--events-timeout", d.timeoutMs),
-    retryWindowMs: duration(input.eventsRetryWindow, "--events-retry-window", d.retryWindowMs),
+    retryWindowMs,
     backoffBaseMs: duration(input.eventsBackoffBase, "--events-backoff-base", d.backoffBaseMs),
+    retentionMs,
   };
 }

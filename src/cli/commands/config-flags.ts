@@ -107,6 +107,11 @@ export const configFlags: FlagSpec[] = [
     value: "DURATION",
     help: "first webhook retry delay, doubled per attempt up to 1h, with jitter (default 1s)",
   },
+  {
+    name: "events-retention",
+    value: "DURATION",
+    help: "events and their finished deliveries older than this are deleted; forever keeps them (default 7d)",
+  },
 ];
 
 /** Maps parsed flags to config input (the environment fills what they leave out). */
@@ -139,6 +144,7 @@ export function configFromFlags(parsed: ParsedArgs): ConfigInput {
     eventsTimeout: text("events-timeout"),
     eventsRetryWindow: text("events-retry-window"),
     eventsBackoffBase: text("events-backoff-base"),
+    eventsRetention: text("events-retention"),
   };
 }
 

@@ -7,6 +7,7 @@ import * as securityData from "./0005-security-data.ts";
 import * as vulnReports from "./0006-vuln-reports.ts";
 import * as events from "./0007-events.ts";
 import * as libraries from "./0008-libraries.ts";
+import * as eventRetention from "./0009-event-retention.ts";
 
 /** Every migration, in order. Names never change once released. */
 export const migrationProvider: MigrationProvider = {
@@ -20,6 +21,7 @@ export const migrationProvider: MigrationProvider = {
       "0006-vuln-reports": vulnReports,
       "0007-events": events,
       "0008-libraries": libraries,
+      "0009-event-retention": eventRetention,
     };
   },
 };
