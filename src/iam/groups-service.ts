@@ -43,6 +43,7 @@ export const groupResource = defineResource({
   domain: iamDomain,
   type: "group",
   see: "groups.list",
+  grantsAt: "row",
   sortFields: namedSortFields,
   toMessage: groupFromRow,
 });

@@ -37,7 +37,11 @@ export function roleFromRow(row: RolesTable): Role {
   });
 }
 
-/** Roles as the API lists them; the built-in ones (parent "") are listed to every caller. */
+/**
+ * Roles as the API lists them; the built-in ones (parent "") are listed to every caller. Get,
+ * Update and Delete read a role through `visibleRole` instead: a built-in role is seen by every
+ * caller and changed by none, which `load` and `get` do not know.
+ */
 export const roleResource = defineResource({
   table: "roles",
   domain: iamDomain,

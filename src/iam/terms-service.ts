@@ -37,6 +37,7 @@ export function createTermsService(ctx: IamContext, options: TermsOptions = {}):
   const loadGroup = (call: Call, uid: string, see: string, act?: string) =>
     loadVisible(ctx, call, {
       table: "groups",
+      grantsAt: "row",
       uid,
       field: "group",
       see,

@@ -92,16 +92,20 @@ export function publishVersion(
     if (existing) {
       // A file that carries a description (a pom after its jar) gives it to the version, and
       // to the artifact when this is its latest version.
-      const described = request.description === "" ? {} : { description: request.description };
+      const { description } = request;
       await trx
         .updateTable("library_versions")
-        .set((eb) => ({ size_bytes: eb("size_bytes", "+", size), update_time: time, ...described }))
+        .set((eb) => ({
+          size_bytes: eb("size_bytes", "+", size),
+          update_time: time,
+          ...(description === "" ? {} : { description }),
+        }))
         .where("uid", "=", vUid)
         .execute();
-      if (request.description !== "") {
+      if (description !== "") {
         await trx
           .updateTable("library_artifacts")
-          .set(described)
+          .set({ description })
           .where("uid", "=", uid)
           .where("latest_version", "=", request.version)
           .execute();

@@ -41,8 +41,7 @@ export async function findVisibleRow<T extends ListedTable>(
   const { table, uid, field, see, act, resourceType, domain, grantsAt } = options;
   const v = new Violations().uid(field, uid);
   if (!v.empty) throw invalidArgument(domain, v.list);
-  const atRow = (grantsAt ?? (table === "groups" ? "row" : "parent")) === "row";
-  const at = atRow ? uid : parentOf(uid) || uid;
+  const at = grantsAt === "row" ? uid : parentOf(uid) || uid;
   await requireAccess(call, { see, act, at, domain, resourceType, resourceName: uid });
   // biome-ignore lint/suspicious/noExplicitAny: the table is chosen by the caller
   const row = await (db as Kysely<any>)
@@ -74,6 +73,7 @@ export async function requireParentGroup(
 ): Promise<void> {
   await loadVisibleRow(db, call, {
     table: "groups",
+    grantsAt: "row",
     uid: parent,
     field: "parent",
     see: "groups.list",
