@@ -242,6 +242,9 @@ matrix("Shared vulnerability data: a tenant's import stays its own", (h) => {
       // Naming acme's group does not open its view.
       assert.equal(failed(await as(token).listMetadata({ parent: acme.org })).code, 5, who);
     }
+    // Credentials sent to the anonymous method are checked, not ignored.
+    assert.equal(failed(await as("not-a-token").listMetadata({ id: cve })).code, 16);
+    assert.equal(failed(await as("not-a-token").listDocuments({ cves: [cve] })).code, 16);
   });
 
   it("the importing organisation reads its copies over the operator's rows", async () => {
