@@ -30,10 +30,10 @@ const dayMs = 86_400_000;
 /**
  * Day-by-day reports of the advisories resolved for the packages of some images: for each
  * day of the inclusive range, the advisories whose latest event is fixed or a false positive
- * and happened that day, from those the image's organisation may use and the caller may read;
- * severities in the view of each advisory's owner. Until images carry package lists, an image's packages are the
- * advisories' artifacts named like its repo's last path segment, exactly or followed by "-"
- * (docs/decisions.md).
+ * and happened that day, of those the image's organisation may use and the caller may read,
+ * with severities in the view of each advisory's owner. Until images carry package lists, an
+ * image's packages are the advisories' artifacts named like its repo's last path segment,
+ * exactly or followed by "-" (docs/decisions.md).
  */
 export async function listResolvedReports(
   db: Kysely<MetadataSchema>,

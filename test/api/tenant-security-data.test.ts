@@ -6,6 +6,7 @@ import { after, before, it } from "node:test";
 import { bootstrapOrganisation } from "../../src/app/index.ts";
 import { builtInRoleUid } from "../../src/auth/index.ts";
 import { ImageInsightsService } from "../../src/gen/lading/registry/v2/image_insights_pb.js";
+import { publicAdvisoriesGroupUid } from "../../src/vulnerabilities/index.ts";
 import { type CliRunner, cliRunner } from "../cli/cli-support.ts";
 import { grpcCaller, type Result, restCall } from "../support/api-client.ts";
 import { addIdentity, bind } from "../support/iam-fixtures.ts";
@@ -239,8 +240,10 @@ matrix("Shared vulnerability data: a tenant's import stays its own", (h) => {
         who,
       );
       assert.equal(String(all.totalCount), "1", who);
-      // Naming acme's group does not open its view.
+      // Naming acme's group does not open its view; naming the public one reads public rows.
       assert.equal(failed(await as(token).listMetadata({ parent: acme.org })).code, 5, who);
+      const named = ok(await as(token).listMetadata({ id: cve, parent: publicAdvisoriesGroupUid }));
+      assert.equal((named.vulnerabilityMetadata as Loose[])[0].summary, publicSummary, who);
     }
     // Credentials sent to the anonymous method are checked, not ignored.
     assert.equal(failed(await as("not-a-token").listMetadata({ id: cve })).code, 16);

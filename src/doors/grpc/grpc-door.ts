@@ -72,11 +72,11 @@ const bidiPaths = new Set(
 
 /**
  * Creates the gRPC door (DESIGN §2). Every unary method authenticates the `authorization`
- * header (an anonymous method only when one is sent), builds the Call (request id from the `x-request-id` header the
- * API handler sets) and calls the same handler the REST door calls. A LadingError becomes a
- * status with the same code and message and typed details (ErrorInfo, BadRequest,
- * PreconditionFailure, ResourceInfo) in grpc-status-details-bin; anything else is logged and
- * becomes INTERNAL naming the request id. A request body that does not decode is
+ * header (an anonymous method only when one is sent), builds the Call (request id from the
+ * `x-request-id` header the API handler sets) and calls the same handler the REST door calls.
+ * A LadingError becomes a status with the same code and message and typed details (ErrorInfo,
+ * BadRequest, PreconditionFailure, ResourceInfo) in grpc-status-details-bin; anything else is
+ * logged and becomes INTERNAL naming the request id. A request body that does not decode is
  * INVALID_ARGUMENT on every protocol ({@link withClientDecodeErrors}).
  */
 export function createGrpcDoor(options: GrpcDoorOptions): GrpcDoor {

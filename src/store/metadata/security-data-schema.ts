@@ -99,7 +99,7 @@ export interface VulnerabilityAliasesTable {
 /**
  * An organisation's private copy of the metadata of one id: what its own imports said, merged
  * like a public row but starting empty. Read only in that organisation's view, over the public
- * row (src/vulnerabilities/metadata/metadata-view.ts); written only by imports into its groups.
+ * row (src/vulnerabilities/metadata-view.ts); written only by imports into its groups.
  */
 export interface OrgVulnerabilitiesTable extends VulnerabilitiesTable {
   /** The organisation (root group uid) whose imports wrote it. */
