@@ -30,9 +30,10 @@ const dayMs = 86_400_000;
 /**
  * Day-by-day reports of the advisories resolved for the packages of some images: for each
  * day of the inclusive range, the advisories whose latest event is fixed or a false positive
- * and happened that day. Until images carry package lists, an image's packages are the
- * advisories' artifacts named like its repo's last path segment, exactly or followed by "-"
- * (docs/decisions.md).
+ * and happened that day, of those the image's organisation may use and the caller may read,
+ * with severities in the view of each advisory's owner. Until images carry package lists, an
+ * image's packages are the advisories' artifacts named like its repo's last path segment,
+ * exactly or followed by "-" (docs/decisions.md).
  */
 export async function listResolvedReports(
   db: Kysely<MetadataSchema>,
@@ -64,7 +65,8 @@ export async function listResolvedReports(
   }
   if (violations.length > 0) throw invalidArgument(advisoryDomain, violations);
 
-  const packages = new Set<string>();
+  /** The packages of the images, by the organisation that holds them. */
+  const packagesByOrg = new Map<string, Set<string>>();
   for (const ref of parsedRefs) {
     const { repo: path, tag } = ref.value ?? { repo: "", tag: "" };
     const found = await resolveRepoPath(db, path);
@@ -81,23 +83,45 @@ export async function listResolvedReports(
       .where("name", "=", tag)
       .executeTakeFirst();
     if (!tagRow) throw notFound(advisoryDomain, "tag", `${path}:${tag}`);
+    const packages = packagesByOrg.get(repo.root_uid) ?? new Set<string>();
     packages.add(repo.name.slice(repo.name.lastIndexOf("/") + 1));
+    packagesByOrg.set(repo.root_uid, packages);
   }
 
+  // An image's advisories are those its organisation may use (the public ones and its own),
+  // as for its vulnerability report, and of those only what the caller may read.
   const scopes = [...(await scopesOf(call, "advisories.list")), publicAdvisoriesGroupUid];
   const rows = await db
     .selectFrom("advisories")
-    .select(["advisory_id", "aliases", "artifact_name", "latest_event_type", "latest_event_time"])
+    .select([
+      "advisory_id",
+      "aliases",
+      "artifact_name",
+      "latest_event_type",
+      "latest_event_time",
+      "parent_uid",
+    ])
     .where("latest_event_type", "in", ["fixed", "false-positive-determination"])
     .where("latest_event_time", ">=", new Date(startMs).toISOString())
     .where("latest_event_time", "<", new Date(endMs + dayMs).toISOString())
     .where("withdrawn_time", "is", null)
     .where((eb) =>
       eb.or(
-        [...packages].flatMap((p) => [
-          eb("artifact_name", "=", p),
-          eb.and([eb("artifact_name", ">", `${p}-`), eb("artifact_name", "<", `${p}.`)]),
-        ]),
+        [...packagesByOrg].map(([org, packages]) =>
+          eb.and([
+            eb.or([
+              eb("parent_uid", "=", publicAdvisoriesGroupUid),
+              eb("parent_uid", "=", org),
+              eb.and([eb("parent_uid", ">", `${org}/`), eb("parent_uid", "<", `${org}0`)]),
+            ]),
+            eb.or(
+              [...packages].flatMap((p) => [
+                eb("artifact_name", "=", p),
+                eb.and([eb("artifact_name", ">", `${p}-`), eb("artifact_name", "<", `${p}.`)]),
+              ]),
+            ),
+          ]),
+        ),
       ),
     )
     .where((eb) => visibleTo(eb, { scopes }))
@@ -106,7 +130,7 @@ export async function listResolvedReports(
     .execute();
   const severities = await severitiesOf(
     db,
-    rows.map((r) => JSON.parse(r.aliases) as string[]),
+    rows.map((r) => ({ aliases: JSON.parse(r.aliases) as string[], parentUid: r.parent_uid })),
   );
   const reports: ResolvedVulnsReport[] = [];
   const byDay = new Map<string, ResolvedVulnsReport>();

@@ -15,7 +15,7 @@ export function createSecurityAdvisoryService(ctx: AdvisoryContext): BoundServic
         return { documents: await listDocuments(ctx.db, req) };
       },
       async listVulnerabilityMetadata(req, call) {
-        return listVulnerabilityMetadata(ctx, req, call.principal?.identityUid ?? "");
+        return listVulnerabilityMetadata(ctx, req, call);
       },
       async listResolvedVulnsReports(req, call) {
         return { resolvedVulnsReports: await listResolvedReports(ctx.db, req, call) };

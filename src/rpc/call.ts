@@ -40,7 +40,10 @@ export type ServiceHandlers<S extends DescService> = {
 export interface BoundService<S extends DescService = DescService> {
   service: S;
   handlers: ServiceHandlers<S>;
-  /** Full method names (`pkg.Service/Method`) that need no credentials. */
+  /**
+   * Full method names (`pkg.Service/Method`) that need no credentials. Credentials a caller
+   * sends anyway are checked like everywhere else, and the call sees its principal.
+   */
   anonymous?: ReadonlySet<string>;
 }
 

@@ -47,14 +47,14 @@ const formats: Record<number, keyof typeof feedParsers> = {
   [ImportFormat.OPENVEX]: "openvex",
 };
 
-/** The converted rows, with the severities of their aliases. */
+/** The converted rows, with the severities of their aliases in their owner's view. */
 export async function advisoriesFromRows(
   db: Kysely<MetadataSchema>,
   rows: readonly AdvisoriesTable[],
 ): Promise<Advisory[]> {
   const severities = await severitiesOf(
     db,
-    rows.map((r) => JSON.parse(r.aliases) as string[]),
+    rows.map((r) => ({ aliases: JSON.parse(r.aliases) as string[], parentUid: r.parent_uid })),
   );
   return rows.map((row, i) => advisoryFromRow(row, severities[i]));
 }

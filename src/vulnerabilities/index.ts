@@ -13,6 +13,7 @@ export * from "./import/detect-format.ts";
 export * from "./import/import-feed.ts";
 export * from "./import/import-formats.ts";
 export * from "./import/import-summary.ts";
+export * from "./metadata-view.ts";
 export * from "./public-advisories.ts";
 export * from "./severity-lookup.ts";
 export * from "./vulnerabilities-context.ts";

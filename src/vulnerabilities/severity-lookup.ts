@@ -3,29 +3,40 @@ import type { Severity } from "../gen/lading/vulnerabilities/v2/advisories_pb.js
 import type { MetadataSchema } from "../store/metadata/index.ts";
 import { severityMessage } from "./advisory-message.ts";
 import type { SeverityRecord } from "./feeds/feed-records.ts";
+import { type MetadataOwner, metadataOwnerOf, readSeverityView } from "./metadata-view.ts";
+
+/** The aliases of one advisory, and the group it belongs to. */
+export interface SeverityQuery {
+  aliases: readonly string[];
+  /** The advisory's group: its severities are read in that group's owner's view. */
+  parentUid: string;
+}
 
 /**
- * The severities of each alias list, from the vulnerability metadata of the aliases: one
- * query for a whole page. A type is given once per advisory (the first alias that has it).
+ * The severities of each advisory, from the vulnerability metadata of its aliases in the view
+ * of the advisory's owner (metadataOwnerOf): a public advisory shows the public metadata to
+ * everyone, an organisation's own advisory its organisation's view. One read per owner for a
+ * whole page. A type is given once per advisory (the first alias that has it).
  */
 export async function severitiesOf(
   db: Kysely<MetadataSchema>,
-  aliasLists: readonly string[][],
+  queries: readonly SeverityQuery[],
 ): Promise<Severity[][]> {
-  const ids = [...new Set(aliasLists.flat())];
-  const byId = new Map<string, SeverityRecord[]>();
-  for (let i = 0; i < ids.length; i += 1000) {
-    const rows = await db
-      .selectFrom("vulnerabilities")
-      .select(["id", "severities"])
-      .where("id", "in", ids.slice(i, i + 1000))
-      .execute();
-    for (const row of rows) byId.set(row.id, JSON.parse(row.severities) as SeverityRecord[]);
+  const owners = queries.map((q) => metadataOwnerOf(q.parentUid));
+  const views = new Map<MetadataOwner, Map<string, SeverityRecord[]>>();
+  for (const owner of new Set(owners)) {
+    const ids = queries.filter((_, i) => owners[i] === owner).flatMap((q) => q.aliases);
+    const rows = await readSeverityView(db, ids, owner);
+    views.set(
+      owner,
+      new Map([...rows].map(([id, text]) => [id, JSON.parse(text) as SeverityRecord[]])),
+    );
   }
-  return aliasLists.map((aliases) => {
+  return queries.map((query, i) => {
+    const byId = views.get(owners[i]) ?? new Map<string, SeverityRecord[]>();
     const seen = new Set<string>();
     const out: Severity[] = [];
-    for (const alias of aliases) {
+    for (const alias of query.aliases) {
       for (const s of byId.get(alias) ?? []) {
         if (seen.has(s.type)) continue;
         seen.add(s.type);

@@ -42,7 +42,8 @@ export interface GrpcDoorOptions {
   services: BoundService[];
   /**
    * Turns the `authorization` header (undefined when absent) into a principal, or throws a
-   * LadingError (UNAUTHENTICATED). Not called for anonymous methods nor for reflection.
+   * LadingError (UNAUTHENTICATED). Not called for reflection, nor for anonymous methods when
+   * the request carries no authorization header.
    */
   authenticate(authorization: string | undefined): Promise<Principal>;
   /** Where errors that are not LadingErrors are logged, with the request id. */
@@ -71,11 +72,11 @@ const bidiPaths = new Set(
 
 /**
  * Creates the gRPC door (DESIGN §2). Every unary method authenticates the `authorization`
- * header (unless anonymous), builds the Call (request id from the `x-request-id` header the
- * API handler sets) and calls the same handler the REST door calls. A LadingError becomes a
- * status with the same code and message and typed details (ErrorInfo, BadRequest,
- * PreconditionFailure, ResourceInfo) in grpc-status-details-bin; anything else is logged and
- * becomes INTERNAL naming the request id. A request body that does not decode is
+ * header (an anonymous method only when one is sent), builds the Call (request id from the
+ * `x-request-id` header the API handler sets) and calls the same handler the REST door calls.
+ * A LadingError becomes a status with the same code and message and typed details (ErrorInfo,
+ * BadRequest, PreconditionFailure, ResourceInfo) in grpc-status-details-bin; anything else is
+ * logged and becomes INTERNAL naming the request id. A request body that does not decode is
  * INVALID_ARGUMENT on every protocol ({@link withClientDecodeErrors}).
  */
 export function createGrpcDoor(options: GrpcDoorOptions): GrpcDoor {
@@ -127,7 +128,11 @@ function unaryMethod(bound: BoundService, method: DescMethod, options: GrpcDoorO
     const requestId = ctx.requestHeader.get("x-request-id") ?? randomUUID();
     try {
       const authorization = ctx.requestHeader.get("authorization") ?? undefined;
-      const principal = anonymous ? undefined : await options.authenticate(authorization);
+      // Anonymous methods still check credentials sent (see the REST door).
+      const principal =
+        anonymous && authorization === undefined
+          ? undefined
+          : await options.authenticate(authorization);
       return await handler(request, { principal, requestId, signal: ctx.signal });
     } catch (err) {
       throw toConnectError(err, requestId, options.log);

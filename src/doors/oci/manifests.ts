@@ -12,7 +12,7 @@ import { moveTag } from "../../registry/index.ts";
 import { ensureRepo } from "../../registry/registry-access.ts";
 import { now } from "../../rpc/index.ts";
 import { precompiled, runInTransaction } from "../../store/metadata/index.ts";
-import { clientOf } from "./event-client.ts";
+import { clientOf, pullClientOf } from "./event-client.ts";
 import { requireFreeTier } from "./free-tier.ts";
 import { parsePushedManifest } from "./manifest-json.ts";
 import {
@@ -92,7 +92,7 @@ export async function getManifest(ctx: OciContext, r: OciRequest, route: Manifes
     digest,
     mediaType: row.media_type,
     method: r.method === "HEAD" ? "HEAD" : "GET",
-    client: clientOf(caller, r),
+    client: pullClientOf(caller, r, target),
   });
   const headers = {
     "content-type": row.media_type,

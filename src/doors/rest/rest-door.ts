@@ -38,7 +38,8 @@ export interface RestDoorOptions {
   services: BoundService[];
   /**
    * Turns the Authorization header (undefined when absent) into a principal, or throws a
-   * LadingError (UNAUTHENTICATED). Not called for the services' anonymous methods.
+   * LadingError (UNAUTHENTICATED). Not called for the services' anonymous methods when the
+   * request carries no Authorization header.
    */
   authenticate(authorization: string | undefined): Promise<Principal>;
   /** Largest request body read, in bytes. Default 1 MiB (`maxBodyBytes`); larger → 413. */
@@ -87,8 +88,14 @@ export function createRestDoor(options: RestDoorOptions): RestDoor {
     res: HttpResponse,
     ctx: RouteContext,
   ): Promise<void> {
+    // A method open to anonymous callers still checks credentials a caller sends, so it can
+    // answer a signed-in caller as such (an organisation's view of vulnerability metadata).
     const anonymous = route.bound.anonymous?.has(route.fullName) ?? false;
-    const principal = anonymous ? undefined : await options.authenticate(req.headers.authorization);
+    const authorization = req.headers.authorization;
+    const principal =
+      anonymous && authorization === undefined
+        ? undefined
+        : await options.authenticate(authorization);
     let body: Buffer | undefined;
     if (route.body !== undefined) {
       const read = await readBody(req, limit);

@@ -7,6 +7,8 @@ import type {
 import type {
   AdvisoriesTable,
   AdvisoryAliasesTable,
+  OrgVulnerabilitiesTable,
+  OrgVulnerabilityAliasesTable,
   VulnerabilitiesTable,
   VulnerabilityAliasesTable,
 } from "./security-data-schema.ts";
@@ -319,6 +321,8 @@ export interface MetadataSchema {
   advisory_aliases: AdvisoryAliasesTable;
   vulnerabilities: VulnerabilitiesTable;
   vulnerability_aliases: VulnerabilityAliasesTable;
+  org_vulnerabilities: OrgVulnerabilitiesTable;
+  org_vulnerability_aliases: OrgVulnerabilityAliasesTable;
   image_scans: ImageScansTable;
   image_sboms: ImageSbomsTable;
   image_packages: ImagePackagesTable;

@@ -1,6 +1,18 @@
 /**
  * Table shapes of the security data: advisories and vulnerability metadata. JSON columns hold
  * the normalised feed records (src/vulnerabilities/feeds/feed-records.ts).
+ *
+ * Who may write (DESIGN §8a, docs/security.md "Shared data"):
+ * - `vulnerabilities` and `vulnerability_aliases` are read by everyone, anonymous callers
+ *   included: only the operator's imports write them (`lading admin import` into the public
+ *   advisories group, or an import into that group through the API, which only its own grants
+ *   allow).
+ * - `org_vulnerabilities` and `org_vulnerability_aliases` hold an organisation's private copies:
+ *   written only by imports into that organisation's groups, read only in its view.
+ * - `advisories` and `advisory_aliases`: a row under the public advisories group is the
+ *   operator's; a row under an organisation's group is written by imports into that group
+ *   (`advisories.create` and `advisories.update` there) and read only where the caller holds
+ *   `advisories.list`, or for that organisation's own images.
  */
 export interface AdvisoriesTable {
   /** <group uid>/<16 hex>: the group that authored it, or the public advisories group. */
@@ -42,11 +54,13 @@ export interface AdvisoriesTable {
   update_time: string;
 }
 
+/** The aliases of each advisory; written with its advisory, by the same writer. */
 export interface AdvisoryAliasesTable {
   alias: string;
   advisory_uid: string;
 }
 
+/** Public vulnerability metadata, read by everyone: written by the operator's imports only. */
 export interface VulnerabilitiesTable {
   /** CVE-…, GHSA-…, GO-…, or any OSV id. */
   id: string;
@@ -73,8 +87,26 @@ export interface VulnerabilitiesTable {
   update_time: string;
 }
 
-/** Both directions of every alias pair, so a lookup by either id finds the other. */
+/**
+ * Both directions of every public alias pair, so a lookup by either id finds the other.
+ * Written by the operator's imports only, with `vulnerabilities`.
+ */
 export interface VulnerabilityAliasesTable {
   id: string;
   alias: string;
+}
+
+/**
+ * An organisation's private copy of the metadata of one id: what its own imports said, merged
+ * like a public row but starting empty. Read only in that organisation's view, over the public
+ * row (src/vulnerabilities/metadata-view.ts); written only by imports into its groups.
+ */
+export interface OrgVulnerabilitiesTable extends VulnerabilitiesTable {
+  /** The organisation (root group uid) whose imports wrote it. */
+  org_uid: string;
+}
+
+/** The alias pairs an organisation's imports gave, both directions; its view only. */
+export interface OrgVulnerabilityAliasesTable extends VulnerabilityAliasesTable {
+  org_uid: string;
 }

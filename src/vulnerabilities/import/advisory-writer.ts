@@ -4,6 +4,7 @@ import type { AdvisoriesTable, MetadataSchema } from "../../store/metadata/index
 import { newChildUid } from "../../uidp/index.ts";
 import { countAdvisoryChange } from "../advisory-changes.ts";
 import type { AdvisoryRecord } from "../feeds/feed-records.ts";
+import { metadataOwnerOf } from "../metadata-view.ts";
 import { advisoryContent, type ImportTarget } from "./advisory-row.ts";
 import type { ImportSummary } from "./import-summary.ts";
 import { markRematch } from "./mark-rematch.ts";
@@ -164,7 +165,7 @@ export class AdvisoryWriter {
       await insertChunked(trx, "advisory_aliases", aliasRows);
       await countLive(trx, parentUid, live);
       if (inserts.length > 0 || changedUids.length > 0) await countAdvisoryChange(trx);
-      await markRematch(trx, touched);
+      await markRematch(trx, touched, metadataOwnerOf(parentUid));
     });
   }
 
@@ -205,6 +206,7 @@ export class AdvisoryWriter {
         await markRematch(
           trx,
           part.map((row) => row.artifact_name),
+          metadataOwnerOf(parentUid),
         );
       });
     }

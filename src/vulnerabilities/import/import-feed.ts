@@ -6,6 +6,7 @@ import type {
   FeedParser,
   VulnerabilityRecord,
 } from "../feeds/feed-records.ts";
+import { metadataOwnerOf } from "../metadata-view.ts";
 import type { ImportTarget } from "./advisory-row.ts";
 import { AdvisoryWriter } from "./advisory-writer.ts";
 import { addRejections, emptySummary, type ImportSummary } from "./import-summary.ts";
@@ -44,7 +45,9 @@ export interface ImportResult {
 
 /**
  * Parses each input with `parser` and writes what it yields under `target`. A malformed
- * record is counted as rejected with its file and position and never stops the batch.
+ * record is counted as rejected with its file and position and never stops the batch. The
+ * metadata the records carry is public only for an import into the public advisories group;
+ * into any other group it is that organisation's private copy (metadataOwnerOf).
  */
 export async function importFeed(
   db: Kysely<MetadataSchema>,
@@ -55,11 +58,12 @@ export async function importFeed(
 ): Promise<ImportResult> {
   const summary = emptySummary();
   const writer = new AdvisoryWriter(db, target, summary);
+  const owner = metadataOwnerOf(target.parentUid);
   let advisories: AdvisoryRecord[] = [];
   let vulnerabilities: VulnerabilityRecord[] = [];
   const flush = async () => {
     if (advisories.length > 0) await writer.write(advisories);
-    if (vulnerabilities.length > 0) await writeVulnerabilities(db, vulnerabilities, summary);
+    if (vulnerabilities.length > 0) await writeVulnerabilities(db, vulnerabilities, summary, owner);
     advisories = [];
     vulnerabilities = [];
   };
@@ -108,4 +112,6 @@ const securityTables = [
   "advisory_aliases",
   "vulnerabilities",
   "vulnerability_aliases",
+  "org_vulnerabilities",
+  "org_vulnerability_aliases",
 ];

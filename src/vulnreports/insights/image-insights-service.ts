@@ -80,7 +80,7 @@ export function createImageInsightsService(
         imageName: repo.name.slice(repo.name.lastIndexOf("/") + 1),
         repositoryUrl: `${host}/${org.name}/${repo.name}`,
         platforms,
-        advisories: await packageAdvisories(db, call, names),
+        advisories: await packageAdvisories(db, call, repo.root_uid, names),
       });
       return document;
     },

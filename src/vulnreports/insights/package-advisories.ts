@@ -9,12 +9,16 @@ import type { PackageAdvisory } from "../vex/index.ts";
 const namesPerQuery = 500;
 
 /**
- * The advisories about packages `names` the caller may read: the public ones and those of the
- * groups where it holds advisories.list; withdrawn ones left out.
+ * The advisories about packages `names` of an image of organisation `orgUid`: those the
+ * organisation may use (the public ones and its own, as its vulnerability reports do) that the
+ * caller may read (the public ones and those of the groups where it holds advisories.list).
+ * Another organisation's advisories never describe this image, whoever asks; withdrawn ones
+ * are left out.
  */
 export async function packageAdvisories(
   db: Kysely<MetadataSchema>,
   call: Call,
+  orgUid: string,
   names: Iterable<string>,
 ): Promise<PackageAdvisory[]> {
   const scopes = [...(await scopesOf(call, "advisories.list")), publicAdvisoriesGroupUid];
@@ -27,6 +31,13 @@ export async function packageAdvisories(
       .where("artifact_name", "in", all.slice(i, i + namesPerQuery))
       .where("withdrawn_time", "is", null)
       .where((eb) => visibleTo(eb, { scopes }))
+      .where((eb) =>
+        eb.or([
+          eb("parent_uid", "=", publicAdvisoriesGroupUid),
+          eb("parent_uid", "=", orgUid),
+          eb.and([eb("parent_uid", ">", `${orgUid}/`), eb("parent_uid", "<", `${orgUid}0`)]),
+        ]),
+      )
       .orderBy("advisory_id")
       .execute();
     for (const row of rows) {

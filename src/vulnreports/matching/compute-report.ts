@@ -2,6 +2,12 @@ import { readFileSync } from "node:fs";
 import type { Kysely } from "kysely";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import type { ReferenceRecord, SeverityRecord } from "../../vulnerabilities/feeds/feed-records.ts";
+import {
+  type MetadataOwner,
+  metadataOwnerOf,
+  readAliasView,
+  readMetadataView,
+} from "../../vulnerabilities/metadata-view.ts";
 import { publicAdvisoriesGroupUid } from "../../vulnerabilities/public-advisories.ts";
 import {
   type CandidateAdvisory,
@@ -66,7 +72,9 @@ export interface ReportTarget {
 
 /**
  * Matches the stored packages of one image against the advisories its organisation may use
- * (the public advisories and its own) and writes the next report generation. rematch is
+ * (the public advisories and its own), describes the matches from the organisation's view of
+ * the metadata (its private copies over the public rows; never another organisation's), and
+ * writes the next report generation. rematch is
  * cleared before the advisories are read, so an import that commits while this runs marks the
  * image again and nothing it changed is missed; it is set back if the report is not written.
  */
@@ -126,7 +134,11 @@ async function matchAndWrite(
     }
   }
   const findings = findVulnerabilities(packages, advisories, image);
-  const metadata = await readMetadata(db, [...new Set(findings.flatMap((f) => [f.id, ...f.ids]))]);
+  const metadata = await readMetadata(
+    db,
+    [...new Set(findings.flatMap((f) => [f.id, ...f.ids]))],
+    metadataOwnerOf(orgUid),
+  );
   for (const m of metadata.values()) if (m.updateTime > dbTime) dbTime = m.updateTime;
   const matches = sortMatches(findings.map((f) => toMatch(f, metadata)));
   const counts = reportCounts(matches);
@@ -172,44 +184,28 @@ async function setRematch(
 }
 
 /**
- * The metadata of `ids` and of their aliases (vulnerability_aliases), by id. Two rounds: the
+ * The metadata of `ids` and of their aliases in `owner`'s view, by id. Two rounds: the
  * aliases first, then every row at once.
  */
 async function readMetadata(
   db: Kysely<MetadataSchema>,
   ids: string[],
+  owner: MetadataOwner,
 ): Promise<Map<string, VulnerabilityMetadata & { updateTime: string }>> {
-  const aliases = new Map<string, string[]>();
-  const all = new Set(ids);
-  for (const part of chunks(ids)) {
-    const rows = await db
-      .selectFrom("vulnerability_aliases")
-      .select(["id", "alias"])
-      .where("id", "in", part)
-      .execute();
-    for (const { id, alias } of rows) {
-      aliases.set(id, [...(aliases.get(id) ?? []), alias]);
-      all.add(alias);
-    }
-  }
+  const aliases = await readAliasView(db, ids, owner);
+  const all = new Set([...ids, ...[...aliases.values()].flat()]);
+  const rows = await readMetadataView(db, [...all], owner);
   const out = new Map<string, VulnerabilityMetadata & { updateTime: string }>();
-  for (const part of chunks([...all])) {
-    const rows = await db
-      .selectFrom("vulnerabilities")
-      .select(["id", "summary", "details", "references", "severities", "update_time"])
-      .where("id", "in", part)
-      .execute();
-    for (const row of rows) {
-      out.set(row.id, {
-        id: row.id,
-        summary: row.summary,
-        details: row.details,
-        references: JSON.parse(row.references) as ReferenceRecord[],
-        severities: JSON.parse(row.severities) as SeverityRecord[],
-        aliases: aliases.get(row.id) ?? [],
-        updateTime: row.update_time,
-      });
-    }
+  for (const row of rows.values()) {
+    out.set(row.id, {
+      id: row.id,
+      summary: row.summary,
+      details: row.details,
+      references: JSON.parse(row.references) as ReferenceRecord[],
+      severities: JSON.parse(row.severities) as SeverityRecord[],
+      aliases: aliases.get(row.id) ?? [],
+      updateTime: row.update_time,
+    });
   }
   // An id with aliases but no row of its own still leads to them.
   for (const [id, list] of aliases) {

@@ -224,6 +224,15 @@ export declare type ListVulnerabilityMetadataRequest = Message<"lading.advisory.
    * @generated from field: int32 skip = 6;
    */
   skip: number;
+
+  /**
+   * A group of the organisation whose view to read: its private copies over the public rows.
+   * Needs advisories.list there. Default: the caller's organisation when its advisories.list
+   * grants lie in one; the public rows alone otherwise (and for anonymous callers).
+   *
+   * @generated from field: string parent = 7;
+   */
+  parent: string;
 };
 
 /**
@@ -616,7 +625,9 @@ export declare const SecurityAdvisoryService: GenService<{
     output: typeof ListDocumentsResponseSchema;
   },
   /**
-   * ListVulnerabilityMetadata lists vulnerability metadata by id. No credentials are needed.
+   * ListVulnerabilityMetadata lists vulnerability metadata by id. No credentials are needed:
+   * anonymous callers read the public metadata; a signed-in caller reads its organisation's
+   * view (its private copies over the public rows) where it holds advisories.list.
    *
    * @generated from rpc lading.advisory.v2.SecurityAdvisoryService.ListVulnerabilityMetadata
    */
