@@ -11,6 +11,7 @@ import {
 } from "@bufbuild/protobuf";
 import { getComments } from "@bufbuild/protoplugin";
 import { parsePathTemplate } from "../../src/doors/rest/path-template.ts";
+import { mergePathItems } from "./path-items.ts";
 import { messageRef, reachableSchemas, type Schema, valueSchema } from "./schemas.ts";
 
 /** One HTTP binding of a method, as `google.api.http` states it. */
@@ -220,7 +221,7 @@ export function openApiDocument(registry: FileRegistry): Schema {
       name: s.kind === "service" ? s.name : "",
       description: (s.kind === "service" && getComments(s).leading?.trim()) || undefined,
     })),
-    paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
+    paths: mergePathItems(paths),
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
       schemas: { ...reachableSchemas(roots), "google.rpc.Status": statusSchema },
