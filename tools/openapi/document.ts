@@ -78,7 +78,10 @@ function queryParameters(message: DescMessage, bound: Set<string>, prefix = ""):
 
 function parameter(name: string, where: string, field: DescField, required: boolean): Schema {
   const schema = valueSchema(field);
-  const comment = getComments(field).leading?.trim();
+  const prefix = field.enum?.sharedPrefix?.toUpperCase();
+  // The REST door also takes an enum's value without its prefix, in any case (docs/api.md).
+  const lenient = prefix ? `Also takes the value without ${prefix}, in any case.` : "";
+  const comment = [getComments(field).leading?.trim(), lenient].filter(Boolean).join(" ");
   return {
     name,
     in: where,
