@@ -8,6 +8,7 @@ import * as vulnReports from "./0006-vuln-reports.ts";
 import * as events from "./0007-events.ts";
 import * as libraries from "./0008-libraries.ts";
 import * as eventRetention from "./0009-event-retention.ts";
+import * as libraryDeprecations from "./0012-library-deprecations.ts";
 
 /** Every migration, in order. Names never change once released. */
 export const migrationProvider: MigrationProvider = {
@@ -22,6 +23,7 @@ export const migrationProvider: MigrationProvider = {
       "0007-events": events,
       "0008-libraries": libraries,
       "0009-event-retention": eventRetention,
+      "0012-library-deprecations": libraryDeprecations,
     };
   },
 };
