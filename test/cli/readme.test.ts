@@ -154,7 +154,7 @@ describe("README first steps, pasted line by line", {
       "an OSV vector's base score",
     );
     assert.match(stdout, /^\{"type":"TYPE_CVSS_V4","baseScore":8\.7,"version":"4\.0"\}$/m);
-    assert.match(stdout, /^GHSA-78wr-2p64-hpwj\s+7\.5 \(V3\)/m, "the CLI shows it too");
+    assert.match(stdout, /^GHSA-78wr-2p64-hpwj\b.*\b7\.5\b/m, "the CLI shows it too");
     const matches = stdout
       .split("\n")
       .filter((l) => l.startsWith('{"id":"CVE-') && l.includes('"pkg":"git"'));
