@@ -24,9 +24,9 @@ export interface FieldAssignment {
  * lowerCamel, dotted for nested messages (`uidp.descendants_of`, `uidp.descendantsOf`);
  * repeated fields take the parameter several times; a FieldMask takes comma-separated paths in
  * either spelling and keeps them in snake_case; an enum takes its value name, its number, or
- * the name without the enum's prefix in any case (`ecosystems=python`, see enumValueName). Fields the path or body already sets
- * (`isBound`, given snake_case dotted paths) cannot be set here. Violations name the parameter
- * as the client wrote it.
+ * the name without the enum's prefix in any case (`ecosystems=python`, see enumValueName).
+ * Fields the path or body already sets (`isBound`, given snake_case dotted paths) cannot be set
+ * here. Violations name the parameter as the client wrote it.
  */
 export function parseQueryParams(
   input: DescMessage,

@@ -25,10 +25,11 @@ const maxDepth = 32;
 
 /**
  * `npm publish`: `PUT /<name>` with one version's manifest and its tarball as a base64
- * attachment (without one, the PUT is `npm deprecate`'s, see deprecatePackage). The tarball is decoded as it arrives into the blob store (checked against the
- * declared shasum and integrity on the way when the manifest came first, as npm sends it) and
- * through a tar reader for its package.json; the version becomes visible only once every check
- * passed, in one transaction with its dist-tags.
+ * attachment (without one, the PUT is `npm deprecate`'s, see deprecatePackage). The tarball is
+ * decoded as it arrives into the blob store (checked against the declared shasum and integrity
+ * on the way when the manifest came first, as npm sends it) and through a tar reader for its
+ * package.json; the version becomes visible only once every check passed, in one transaction
+ * with its dist-tags.
  */
 export async function publishPackage(
   ctx: LibraryContext,
