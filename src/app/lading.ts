@@ -47,7 +47,13 @@ import {
   groupRepoCheck,
 } from "../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../rpc/index.ts";
-import { createApiHandler, createListener, createLogger, requestIdOf } from "../server/index.ts";
+import {
+  createApiHandler,
+  createListener,
+  createLogger,
+  probeAnswer,
+  requestIdOf,
+} from "../server/index.ts";
 import { type BlobStore, createBlobStore } from "../store/blobs/index.ts";
 import {
   afterCommit,
@@ -226,6 +232,8 @@ export async function startLading(
     pool: store.poolStats,
     requestIdOf,
     onManifestPushed: scans.onManifestPushed,
+    // The same readiness as the API listener's: one process, one state.
+    probe: (path) => probeAnswer(path, () => ready),
   });
   const libraries = createLibrariesDoor({
     db,

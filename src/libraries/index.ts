@@ -1,4 +1,5 @@
 export * from "./artifacts-service.ts";
+export * from "./deprecate-versions.ts";
 export * from "./ecosystems.ts";
 export * from "./file-name.ts";
 export * from "./library-error.ts";

@@ -5,6 +5,7 @@ import { type RestDoor, renderRestError, sendJson, sendStatus } from "../doors/r
 import { errorDomain, LadingError } from "../errors/index.ts";
 import type { HttpRequest, HttpResponse, RawRoute, RouteContext } from "../rpc/index.ts";
 import { createHttpMetrics, type Door, type HttpMetrics } from "./http-metrics.ts";
+import { probeAnswer } from "./probes.ts";
 import { requestIdOf } from "./request-id.ts";
 
 /** What the API listener serves. */
@@ -61,11 +62,10 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       await route.handle(req, res, ctx);
       return;
     }
-    if (method === "GET" && (path === "/healthz" || path === "/readyz")) {
+    const probe = method === "GET" ? probeAnswer(path, isReady) : undefined;
+    if (probe) {
       state.door = "probe";
-      const ready = path === "/healthz" || isReady();
-      const status = path === "/healthz" ? "ok" : ready ? "ready" : "not ready";
-      sendJson(res, ready ? 200 : 503, JSON.stringify({ status }));
+      sendJson(res, probe.status, probe.body);
       return;
     }
     if (method === "GET" && path === "/metrics") {

@@ -8,4 +8,5 @@ export {
   type TlsOptions,
 } from "./listener.ts";
 export { createLogger, defaultLogFormat, type LogFormat, type LoggerOptions } from "./logger.ts";
+export { type ProbeAnswer, probeAnswer } from "./probes.ts";
 export { requestIdOf } from "./request-id.ts";

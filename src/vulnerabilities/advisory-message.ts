@@ -15,6 +15,7 @@ import {
   falsePositiveTypes,
   type SeverityRecord,
 } from "./feeds/feed-records.ts";
+import { withBaseScores } from "./feeds/severity-scores.ts";
 import type { StoredEvent } from "./import/advisory-row.ts";
 
 /** The EventType enum value of an event type name (enum order = advisoryEventTypes order). */
@@ -99,12 +100,17 @@ const severityTypes: Record<SeverityRecord["type"], Severity_Type> = {
   UBUNTU: 4,
 };
 
-/** A stored severity as the API message. */
-export function severityMessage(s: SeverityRecord): Severity {
+/**
+ * A stored severity as the API message. Rows imported before base scores were computed on
+ * import (OSV vectors) are scored here, so no re-import is needed to see them.
+ */
+export function severityMessage(stored: SeverityRecord): Severity {
+  const [s] = withBaseScores([stored]);
   return create(SeveritySchema, {
     type: severityTypes[s.type] ?? 0,
     score: s.score,
     baseScore: s.baseScore ?? 0,
+    version: s.baseScore === undefined ? "" : (s.version ?? ""),
   });
 }
 

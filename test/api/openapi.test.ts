@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from "../support/server.ts";
 type Operation = {
   "x-lading-method": string;
   security?: unknown[];
-  parameters: { name: string; in: string }[];
+  parameters: { name: string; in: string; "x-lading-field"?: string }[];
 };
 type Document = {
   openapi: string;
@@ -49,6 +49,15 @@ function bindings(services: DescService[]): [string, string, string][] {
   return out;
 }
 
+/** A path with its variable names taken out: `/iam/v2/groups/{parent}` → `/iam/v2/groups/{}`. */
+const shapeOf = (path: string) => path.replace(/\{[^}]*\}/g, "{}");
+
+/** The operation bound to `verb` on the template of `path`, whatever its variables are named. */
+function operationAt(doc: Document, verb: string, path: string): Operation | undefined {
+  const found = Object.keys(doc.paths).filter((p) => shapeOf(p) === shapeOf(path));
+  return found.length === 1 ? doc.paths[found[0]][verb] : undefined;
+}
+
 function refsOf(value: unknown, into: string[] = []): string[] {
   if (Array.isArray(value)) for (const v of value) refsOf(v, into);
   else if (value && typeof value === "object") {
@@ -84,10 +93,36 @@ describe("OpenAPI document", () => {
     const all = bindings(await generatedServices());
     assert.ok(all.length > 40, `only ${all.length} bindings found`);
     for (const [verb, path, method] of all) {
-      assert.equal(doc.paths[path]?.[verb]?.["x-lading-method"], method, `${verb} ${path}`);
+      assert.equal(operationAt(doc, verb, path)?.["x-lading-method"], method, `${verb} ${path}`);
     }
     const described = Object.values(doc.paths).flatMap((ops) => Object.keys(ops)).length;
     assert.equal(described, all.length, "the document describes routes the protos do not bind");
+  });
+
+  it("has one path item per template, as OpenAPI 3.1 requires, whatever its variables are named", () => {
+    const seen = new Map<string, string>();
+    for (const path of Object.keys(doc.paths)) {
+      const shape = shapeOf(path);
+      assert.equal(seen.get(shape), undefined, `${path} and ${seen.get(shape)} are one template`);
+      seen.set(shape, path);
+    }
+    // Create, Get, Update and Delete of a group share the template of its uid.
+    assert.deepEqual(Object.keys(doc.paths["/iam/v2/groups/{uid}"] ?? {}).sort(), [
+      "delete",
+      "get",
+      "patch",
+      "post",
+    ]);
+  });
+
+  it("declares each template variable as a path parameter of every operation on it", () => {
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      const names = [...path.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]).sort();
+      for (const [verb, operation] of Object.entries(operations)) {
+        const declared = operation.parameters.filter((p) => p.in === "path").map((p) => p.name);
+        assert.deepEqual(declared.sort(), names, `${verb} ${path}`);
+      }
+    }
   });
 
   it("describes only routes the server answers", async () => {
@@ -128,10 +163,7 @@ describe("OpenAPI document", () => {
   });
 
   it("carries each method's capabilities from its authorization option", () => {
-    const update = doc.paths["/iam/v2/roles/{role.uid}"]?.patch as unknown as Record<
-      string,
-      unknown
-    >;
+    const update = doc.paths["/iam/v2/roles/{uid}"]?.patch as unknown as Record<string, unknown>;
     assert.ok((update["x-lading-capabilities"] as string[]).includes("roles.update"));
     assert.equal(update["x-lading-grants"], true);
   });
@@ -142,9 +174,14 @@ describe("OpenAPI document", () => {
     assert.equal(doc.paths["/iam/v2/groups"]?.get?.security, undefined);
   });
 
-  it("names path variables as the templates do, uids with their slashes", () => {
-    const update = doc.paths["/iam/v2/roles/{role.uid}"]?.patch;
-    assert.ok(update?.parameters.some((p) => p.name === "role.uid" && p.in === "path"));
-    assert.ok(update?.parameters.some((p) => p.name === "update_mask" && p.in === "query"));
+  it("names each path variable as the template does, and the request field it fills", () => {
+    const roles = doc.paths["/iam/v2/roles/{uid}"];
+    const update = roles?.patch?.parameters.find((p) => p.in === "path");
+    assert.deepEqual(update && [update.name, update["x-lading-field"]], ["uid", "role.uid"]);
+    const create = roles?.post?.parameters.find((p) => p.in === "path");
+    assert.deepEqual(create && [create.name, create["x-lading-field"]], ["uid", "parent"]);
+    const get = roles?.get?.parameters.find((p) => p.in === "path");
+    assert.deepEqual(get && [get.name, get["x-lading-field"]], ["uid", undefined]);
+    assert.ok(roles?.patch?.parameters.some((p) => p.name === "update_mask" && p.in === "query"));
   });
 });

@@ -145,6 +145,16 @@ describe("README first steps, pasted line by line", {
     assert.match(stdout, /"epssScore": 0\.00383/, "EPSS score of a CVE");
     const days = stdout.split("\n").filter((l) => l.startsWith('{"date":"2024-'));
     assert.ok(days.length >= 1, "the resolved report lists the days with resolutions");
+    // Only those: the year has 366 days, a handful of which resolved anything.
+    assert.ok(days.length <= 20, `the resolved report prints ${days.length} lines`);
+    for (const day of days) assert.match(day, /"resolved":\["CGA-/, day);
+    assert.match(
+      stdout,
+      /^\{"type":"TYPE_CVSS_V3","baseScore":7\.5,"version":"3\.1"\}$/m,
+      "an OSV vector's base score",
+    );
+    assert.match(stdout, /^\{"type":"TYPE_CVSS_V4","baseScore":8\.7,"version":"4\.0"\}$/m);
+    assert.match(stdout, /^GHSA-78wr-2p64-hpwj\b.*\b7\.5\b/m, "the CLI shows it too");
     const matches = stdout
       .split("\n")
       .filter((l) => l.startsWith('{"id":"CVE-') && l.includes('"pkg":"git"'));

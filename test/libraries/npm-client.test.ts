@@ -120,6 +120,74 @@ for (const pair of registryPairs) {
       );
     });
 
+    it("deprecates and undeprecates versions with npm deprecate, each change an event", async () => {
+      const abbreviated = async () => {
+        const res = await fetch(`${registry("acme")}hello-lading`, {
+          headers: {
+            authorization: `Bearer ${r.ownerToken}`,
+            accept: "application/vnd.npm.install-v1+json",
+          },
+        });
+        const doc = (await res.json()) as { versions: Record<string, { deprecated?: string }> };
+        return Object.fromEntries(
+          Object.entries(doc.versions).map(([v, m]) => [v, m.deprecated ?? null]),
+        );
+      };
+      const deprecatedIn = async (version: string) => {
+        const out = await npm(dir, npmrc, ["view", `hello-lading@${version}`, "deprecated"]);
+        return out.stdout.trim();
+      };
+      const events = async () =>
+        (
+          await r.server.lading.store.db
+            .selectFrom("events")
+            .select(["type", "data"])
+            .where("type", "like", "dev.lading.libraries.%deprecated.v1")
+            .orderBy("seq")
+            .execute()
+        ).map((e) => {
+          const { body } = JSON.parse(e.data) as { body: { version: string; message: string } };
+          return [e.type.split(".")[3], body.version, body.message];
+        });
+
+      await npm(dir, npmrc, ["deprecate", "hello-lading@1.0.0", "use 1.1.0 or later"]);
+      assert.equal(await deprecatedIn("1.0.0"), "use 1.1.0 or later");
+      assert.equal(await deprecatedIn("1.1.0"), "");
+      assert.deepEqual(await abbreviated(), { "1.0.0": "use 1.1.0 or later", "1.1.0": null });
+      const project = await installInto("deprecated", npmrc, ["hello-lading@1.0.0"]);
+      assert.equal(await requireIn(project, ["hello-lading"]), "hello-lading@1.0.0");
+      const warned = await npm(project, npmrc, ["install", "hello-lading@1.0.0"]);
+      // A fresh install of the deprecated version: npm warns with the message.
+      await npm(project, npmrc, ["uninstall", "hello-lading"]);
+      const again = await npm(project, npmrc, ["install", "hello-lading@1.0.0"]);
+      assert.match(
+        `${warned.stderr}${again.stderr}`,
+        /deprecated hello-lading@1\.0\.0: use 1\.1\.0 or later/,
+      );
+
+      // A range deprecates every version in it; a version already so is left as it is.
+      await npm(dir, npmrc, ["deprecate", "hello-lading@<2", "the 1.x line is over"]);
+      assert.deepEqual(await abbreviated(), {
+        "1.0.0": "the 1.x line is over",
+        "1.1.0": "the 1.x line is over",
+      });
+      await npm(dir, npmrc, ["deprecate", "hello-lading@1.1.0", ""]);
+      assert.equal(await deprecatedIn("1.1.0"), "");
+      assert.equal(await deprecatedIn("1.0.0"), "the 1.x line is over");
+      await npm(dir, npmrc, ["deprecate", "hello-lading@1.0.0", ""]);
+      assert.deepEqual(await abbreviated(), { "1.0.0": null, "1.1.0": null });
+      assert.deepEqual(await events(), [
+        ["deprecated", "1.0.0", "use 1.1.0 or later"],
+        ["deprecated", "1.0.0", "the 1.x line is over"],
+        ["deprecated", "1.1.0", "the 1.x line is over"],
+        ["undeprecated", "1.1.0", ""],
+        ["undeprecated", "1.0.0", ""],
+      ]);
+      // Nothing to change: no event, and the packument keeps its stamp.
+      await npm(dir, npmrc, ["deprecate", "hello-lading@1.0.0", ""]);
+      assert.equal((await events()).length, 5);
+    });
+
     it("refuses to publish a version again with 409", async () => {
       const again = await packageDir("hello-lading", "1.0.0", { description: "changed" });
       await assert.rejects(npm(again, npmrc, ["publish"]), /E409|previously published/);
@@ -148,6 +216,12 @@ for (const pair of registryPairs) {
         npm(await packageDir("hello-lading", "3.0.0"), pullRc, ["publish"]),
         /E403|libraries\.javascript\.create/,
       );
+      await assert.rejects(
+        npm(dir, pullRc, ["deprecate", "hello-lading@1.0.0", "not yours to say"]),
+        /E403|libraries\.javascript\.create/,
+      );
+      const view = await npm(dir, pullRc, ["view", "hello-lading@1.0.0", "deprecated"]);
+      assert.equal(view.stdout.trim(), "");
     });
 
     it("installs from the public organisation without credentials, and not from acme", async () => {

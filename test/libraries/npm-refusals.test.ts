@@ -311,6 +311,76 @@ for (const pair of registryPairs) {
       await assertInvisible("guarded", "1.0.0");
     });
 
+    it("deprecates only published versions of a well-formed document, never unpublishing", async () => {
+      const v2 = publishDocument("olden", "2.0.0", await packageTarball("olden", "2.0.0"));
+      assert.equal((await put("olden", v2)).status, 201);
+      // Published with a deprecated field of its own: it shows until a deprecation is set.
+      const v1 = publishDocument("olden", "1.0.0", await packageTarball("olden", "1.0.0"), (d) => {
+        d.versions["1.0.0"].deprecated = "from the manifest";
+        d["dist-tags"] = { old: "1.0.0" };
+      });
+      assert.equal((await put("olden", v1)).status, 201);
+      const shown = async () => {
+        const doc = (await (await get("/olden")).json()) as {
+          versions: Record<string, { deprecated?: string }>;
+        };
+        return Object.fromEntries(
+          Object.entries(doc.versions).map(([v, m]) => [v, m.deprecated ?? null]),
+        );
+      };
+      assert.deepEqual(await shown(), { "1.0.0": "from the manifest", "2.0.0": null });
+      const deprecate = (versions: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+        put("olden", { _id: "olden", name: "olden", versions, ...extra });
+      for (const [body, status, message] of [
+        [{ "3.0.0": { deprecated: "x" } }, 404, /olden@3\.0\.0 is not published/],
+        [{ "2.0.0": { deprecated: 42 } }, 400, /deprecated must be a string/],
+        [{ "2.0.0": "x" }, 400, /is not an object/],
+        [{ "2.0.0": { deprecated: "x".repeat(1025) } }, 400, /longer than 1024 characters/],
+        [{}, 400, /no tarball attachment and no versions/],
+      ] as const) {
+        const res = await deprecate(body);
+        assert.equal(res.status, status, JSON.stringify(res.body));
+        assert.match(res.body.error ?? "", message);
+      }
+      const named = await put("olden", {
+        name: "other",
+        versions: { "2.0.0": { deprecated: "x" } },
+      });
+      assert.equal(named.status, 400);
+      // Nothing of a refused document changed anything, even its valid parts.
+      const mixed = await deprecate({ "2.0.0": { deprecated: "x" }, "9.9.9": { deprecated: "x" } });
+      assert.equal(mixed.status, 404);
+      assert.deepEqual(await shown(), { "1.0.0": "from the manifest", "2.0.0": null });
+      // Only `deprecated` is read: a document without 1.0.0 and with other tags and a new
+      // description neither unpublishes nor retags nor rewrites anything.
+      const ok = await deprecate(
+        { "2.0.0": { deprecated: "use 3" } },
+        { "dist-tags": { latest: "2.0.0" }, description: "rewritten" },
+      );
+      assert.equal(ok.status, 200, JSON.stringify(ok.body));
+      assert.deepEqual(await shown(), { "1.0.0": "from the manifest", "2.0.0": "use 3" });
+      const full = (await (await get("/olden")).json()) as PackumentJson;
+      assert.deepEqual(full["dist-tags"], { latest: "2.0.0", old: "1.0.0" });
+      assert.notEqual(full.description, "rewritten");
+      // Lifting the manifest's own deprecation with "".
+      assert.equal((await deprecate({ "1.0.0": { deprecated: "" } })).status, 200);
+      assert.deepEqual(await shown(), { "1.0.0": null, "2.0.0": "use 3" });
+      // A viewer may not deprecate; another organisation does not see the package.
+      const viewer = await put(
+        "olden",
+        { name: "olden", versions: { "2.0.0": { deprecated: "" } } },
+        viewerToken,
+      );
+      assert.equal(viewer.status, 403);
+      const foreign = await put(
+        "olden",
+        { name: "olden", versions: { "2.0.0": { deprecated: "" } } },
+        r.publicOrg.token,
+      );
+      assert.equal(foreign.status, 404);
+      assert.deepEqual(await shown(), { "1.0.0": null, "2.0.0": "use 3" });
+    });
+
     it("streams a 24 MiB tarball through publish and download", async () => {
       const random = randomBytes(24 * 1024 * 1024).toString("base64");
       const tgz = await packTarball({

@@ -11,6 +11,7 @@ import {
 } from "@bufbuild/protobuf";
 import { getComments } from "@bufbuild/protoplugin";
 import { parsePathTemplate } from "../../src/doors/rest/path-template.ts";
+import { mergePathItems } from "./path-items.ts";
 import { messageRef, reachableSchemas, type Schema, valueSchema } from "./schemas.ts";
 
 /** One HTTP binding of a method, as `google.api.http` states it. */
@@ -77,7 +78,10 @@ function queryParameters(message: DescMessage, bound: Set<string>, prefix = ""):
 
 function parameter(name: string, where: string, field: DescField, required: boolean): Schema {
   const schema = valueSchema(field);
-  const comment = getComments(field).leading?.trim();
+  const prefix = field.enum?.sharedPrefix?.toUpperCase();
+  // The REST door also takes an enum's value without its prefix, in any case (docs/api.md).
+  const lenient = prefix ? `Also takes the value without ${prefix}, in any case.` : "";
+  const comment = [getComments(field).leading?.trim(), lenient].filter(Boolean).join(" ");
   return {
     name,
     in: where,
@@ -220,7 +224,7 @@ export function openApiDocument(registry: FileRegistry): Schema {
       name: s.kind === "service" ? s.name : "",
       description: (s.kind === "service" && getComments(s).leading?.trim()) || undefined,
     })),
-    paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
+    paths: mergePathItems(paths),
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
       schemas: { ...reachableSchemas(roots), "google.rpc.Status": statusSchema },

@@ -108,14 +108,20 @@ function internal(err: unknown, requestId: string, log: Logger): LibraryError {
   return new LibraryError(500, lading.message);
 }
 
-/** Writes an error in the ecosystem's shape: npm reads `{error}` JSON, pip and Maven text. */
+/**
+ * Writes an error in the ecosystem's shape: npm reads `{error}` JSON, pip and Maven text. npm's
+ * 401 and 403 also carry the registry's OCI error list, so one parser reads every JSON refusal
+ * of the registry listener.
+ */
 function sendError(res: HttpResponse, ecosystem: Ecosystem, err: LibraryError, method: string) {
   if (res.headersSent) {
     res.destroy?.();
     return;
   }
   const json = ecosystem === "javascript";
-  const body = json ? JSON.stringify({ error: err.message }) : `${err.message}\n`;
+  const code = err.status === 401 ? "UNAUTHORIZED" : err.status === 403 ? "DENIED" : undefined;
+  const errors = code ? { errors: [{ code, message: err.message }] } : {};
+  const body = json ? JSON.stringify({ error: err.message, ...errors }) : `${err.message}\n`;
   res.statusCode = err.status;
   if (err instanceof LibraryUnauthorized) res.setHeader("www-authenticate", err.challenge);
   res.setHeader("content-type", json ? "application/json" : "text/plain; charset=utf-8");

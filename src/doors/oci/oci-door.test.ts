@@ -6,11 +6,12 @@ import { after, before, describe, it } from "node:test";
 import { openTestStore } from "../../../test/support/stores.ts";
 import { bootstrapOrganisation } from "../../app/index.ts";
 import { createTokenIssuer, ensureBuiltInRoles } from "../../auth/index.ts";
-import { createListener, createLogger, requestIdOf } from "../../server/index.ts";
+import { createListener, createLogger, probeAnswer, requestIdOf } from "../../server/index.ts";
 import { createFilesystemBlobStore } from "../../store/blobs/index.ts";
 import { createOciDoor, type OciDoor } from "./oci-door.ts";
 
-describe("OCI door upload expiry", () => {
+describe("OCI door upload expiry and probes", () => {
+  let ready = true;
   let close: () => Promise<void>;
   let door: OciDoor;
   let url: string;
@@ -36,6 +37,7 @@ describe("OCI door upload expiry", () => {
       log: createLogger({ level: "silent" }),
       requestIdOf,
       uploadTtlMs: 150,
+      probe: (path) => probeAnswer(path, () => ready),
     });
     handler = door.handler;
     token = await tokens.mint({
@@ -62,5 +64,21 @@ describe("OCI door upload expiry", () => {
     assert.equal((await fetch(`${url}${location}`, { headers })).status, 404);
     assert.equal((await door.sweep()).sessions, 1);
     assert.equal((await door.sweep()).sessions, 0);
+  });
+
+  it("answers the probes it is given, readiness as the server says", async () => {
+    const answer = async (path: string) => {
+      const res = await fetch(`${url}${path}`);
+      return [res.status, res.headers.get("content-type"), await res.json()];
+    };
+    assert.deepEqual(await answer("/healthz"), [200, "application/json", { status: "ok" }]);
+    assert.deepEqual(await answer("/readyz"), [200, "application/json", { status: "ready" }]);
+    ready = false;
+    assert.deepEqual(await answer("/readyz"), [503, "application/json", { status: "not ready" }]);
+    assert.deepEqual(await answer("/healthz"), [200, "application/json", { status: "ok" }]);
+    ready = true;
+    const post = await fetch(`${url}/readyz`, { method: "POST" });
+    assert.equal(post.status, 404, "only GET is a probe");
+    await post.arrayBuffer();
   });
 });

@@ -64,6 +64,11 @@ export interface OciDoorOptions {
   pool?: RegistryGauges["pool"];
   /** Told of every committed manifest push (see OciContext). */
   onManifestPushed?: OciContext["onManifestPushed"];
+  /**
+   * The answer to a `GET` of a probe path (`/healthz`, `/readyz`), undefined for other paths;
+   * the server's, so both listeners answer probes alike. Default: no probes.
+   */
+  probe?(path: string): { status: number; body: string } | undefined;
 }
 
 /** What one request's access-log line and metrics learn while it is served. */
@@ -88,8 +93,8 @@ export interface OciDoor {
 
 /**
  * Creates the OCI distribution door (DESIGN §1, §6): `/v2/…` (distribution-spec 1.1: pull, push,
- * content discovery, content management, `_catalog`), `GET /token` (Docker token spec) and the
- * tag history endpoint. Every response carries `Docker-Distribution-API-Version: registry/2.0`.
+ * content discovery, content management, `_catalog`), `GET /token` (Docker token spec), the
+ * tag history endpoint, `/metrics` and the probes. Every response carries `Docker-Distribution-API-Version: registry/2.0`.
  */
 export function createOciDoor(options: OciDoorOptions): OciDoor {
   const { db, log } = options;
@@ -149,6 +154,15 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     if (path === "/token" && method === "GET") {
       if (note) note.route = "token";
       sendJsonBody(r.res, 200, await token(r.req.headers.authorization, r.query));
+      return;
+    }
+    const probe = method === "GET" ? options.probe?.(path) : undefined;
+    if (probe) {
+      if (note) note.route = "probe";
+      r.res.statusCode = probe.status;
+      r.res.setHeader("content-type", "application/json");
+      r.res.setHeader("content-length", Buffer.byteLength(probe.body));
+      r.res.end(probe.body);
       return;
     }
     if (path === "/metrics" && method === "GET") {

@@ -71,8 +71,8 @@ export interface RegistryAuthOptions {
 export interface RegistryAuth {
   readonly audience: string;
   readonly tokenTtlSeconds: number;
-  /** `Bearer realm=…,service=…[,scope=…][,error=…]`. */
-  challenge(scope?: string, error?: string): string;
+  /** `Bearer realm=…,service=…[,scope=…][,error=…,error_description=…]`. */
+  challenge(scope?: string, error?: string, description?: string): string;
   /** The caller behind an Authorization header; 401 with a challenge, or 403 DENIED. */
   identify(authorization: string | undefined, scope?: string): Promise<RegistryCaller>;
   /**
@@ -104,18 +104,21 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
   const pullAudiences = [issuer, `${issuer}/`, new URL(issuer).host, audience];
   const isPublic = (target: RepoPath) => target.orgName === options.publicOrg && !!target.repoName;
 
-  const challenge = (scope?: string, error?: string) =>
+  const challenge = (scope?: string, error?: string, description?: string) =>
     [
       `Bearer realm="${realm}"`,
       `service="${audience}"`,
       ...(scope ? [`scope="${scope}"`] : []),
       ...(error ? [`error="${error}"`] : []),
+      ...(error && description ? [`error_description="${challengeText(description)}"`] : []),
     ].join(",");
 
+  // The message is in the body and, for the error codes, in the challenge too: a HEAD answer
+  // has no body, and clients (containers/image, docker) show error_description instead.
   const unauthorized = (message: string, scope?: string, error?: string) =>
     new OciError(401, "UNAUTHORIZED", message, {
       detail: scope ? { scope } : undefined,
-      headers: { "www-authenticate": challenge(scope, error) },
+      headers: { "www-authenticate": challenge(scope, error, message) },
     });
 
   async function pullTokenCaller(uid: string, jwt: string, scope?: string) {
@@ -231,7 +234,8 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
       const held = caller.actions(target);
       const missing = needed.filter((a) => !held.has(a));
       if (missing.length === 0) return { caller, target };
-      const message = `access to ${path} needs ${missing.join(", ")}`;
+      // The same words whether the organisation exists or not, so they tell no one which.
+      const message = `access to ${path} needs ${missing.join(", ")}: the organisation or repository does not exist, or the ${caller.scoped ? "token does not grant it" : "caller holds no role that allows it"}`;
       if (caller.scoped) throw unauthorized(message, scope, "insufficient_scope");
       throw new OciError(403, "DENIED", message, { detail: { scope } });
     },
@@ -245,6 +249,18 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
       }),
     isPublic,
   };
+}
+
+/**
+ * `text` as an RFC 6750 §3 `error_description`: printable ASCII without `"` and `\`, which
+ * the quoted string cannot carry (a `"` becomes `'`, anything else outside the set `?`), at most
+ * 300 characters.
+ */
+export function challengeText(text: string): string {
+  return text
+    .slice(0, 300)
+    .replaceAll('"', "'")
+    .replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, "?");
 }
 
 /** How long a verified token's claims are reused, in milliseconds. */

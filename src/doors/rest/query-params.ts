@@ -1,5 +1,6 @@
 import {
   create,
+  type DescEnum,
   type DescField,
   type DescMessage,
   type JsonValue,
@@ -22,9 +23,10 @@ export interface FieldAssignment {
  * Turns query parameters into field assignments. Names are accepted in snake_case and
  * lowerCamel, dotted for nested messages (`uidp.descendants_of`, `uidp.descendantsOf`);
  * repeated fields take the parameter several times; a FieldMask takes comma-separated paths in
- * either spelling and keeps them in snake_case. Fields the path or body already sets
- * (`isBound`, given snake_case dotted paths) cannot be set here. Violations name the parameter
- * as the client wrote it.
+ * either spelling and keeps them in snake_case; an enum takes its value name, its number, or
+ * the name without the enum's prefix in any case (`ecosystems=python`, see enumValueName).
+ * Fields the path or body already sets (`isBound`, given snake_case dotted paths) cannot be set
+ * here. Violations name the parameter as the client wrote it.
  */
 export function parseQueryParams(
   input: DescMessage,
@@ -87,8 +89,8 @@ function queryValue(parent: DescMessage, field: DescField, texts: string[]): Par
       return { error: "is a list of messages and cannot be given in the query" };
     }
     const items = texts.map((t) => jsonOf(field, t));
-    if (items.includes(undefined)) return { error: expectation(field) };
-    return decodeField(parent, field, items as JsonValue[]);
+    if (items.includes(undefined)) return { error: textExpectation(field) };
+    return withTextExpectation(field, decodeField(parent, field, items as JsonValue[]));
   }
   if (texts.length > 1) return { error: "must be given once" };
   return textValue(parent, field, texts[0]);
@@ -101,7 +103,39 @@ function queryValue(parent: DescMessage, field: DescField, texts: string[]): Par
  */
 export function textValue(parent: DescMessage, field: DescField, text: string): Parsed<unknown> {
   const json = jsonOf(field, text);
-  return json === undefined ? { error: expectation(field) } : decodeField(parent, field, json);
+  if (json === undefined) return { error: textExpectation(field) };
+  return withTextExpectation(field, decodeField(parent, field, json));
+}
+
+/** What a text value of `field` must look like: an enum's also says its prefix may go. */
+function textExpectation(field: DescField): string {
+  const prefix = field.enum?.sharedPrefix?.toUpperCase();
+  return prefix
+    ? `${expectation(field)} (the ${prefix} prefix may be left out, in any case)`
+    : expectation(field);
+}
+
+function withTextExpectation(field: DescField, parsed: Parsed<unknown>): Parsed<unknown> {
+  return parsed.error !== undefined ? { error: textExpectation(field) } : parsed;
+}
+
+const ENUM_TEXT = /^[A-Za-z0-9_.-]{1,100}$/;
+
+/**
+ * The value name `text` means in `desc`: the name itself, or the name without the enum's shared
+ * prefix (`ECOSYSTEM_`), in any case, with `-` or `.` read as `_`, so `python`, `PYTHON`,
+ * `ecosystem_python` and `ECOSYSTEM_PYTHON` are all ECOSYSTEM_PYTHON and `fixed` or
+ * `false-positive-determination` name event types as the CLI and the advisory documents write
+ * them. The text as given when it names none (decoding then says what it must be).
+ */
+export function enumValueName(desc: DescEnum, text: string): string {
+  if (!ENUM_TEXT.test(text)) return text;
+  const wanted = text.toUpperCase().replace(/[-.]/g, "_");
+  const prefix = desc.sharedPrefix?.toUpperCase() ?? "";
+  const value =
+    desc.values.find((v) => v.name === wanted) ??
+    (prefix === "" ? undefined : desc.values.find((v) => v.name === prefix + wanted));
+  return value?.name ?? text;
 }
 
 const INTEGER = /^-?\d+$/;
@@ -110,7 +144,7 @@ const floats = new Set([ScalarType.DOUBLE, ScalarType.FLOAT]);
 
 /** The JSON form of a text value, or undefined when the text cannot be one. */
 function jsonOf(field: DescField, text: string): JsonValue | undefined {
-  if (field.enum) return INTEGER.test(text) ? Number(text) : text;
+  if (field.enum) return INTEGER.test(text) ? Number(text) : enumValueName(field.enum, text);
   let scalar = field.scalar;
   if (field.message && isWrapperDesc(field.message)) scalar = field.message.fields[0].scalar;
   if (scalar === undefined || scalar === ScalarType.STRING || scalar === ScalarType.BYTES)

@@ -39,6 +39,11 @@ export interface LibraryVersionsTable {
   size_bytes: number | string;
   /** JSON object of ecosystem fields (requires-python, the npm version manifest, packaging). */
   metadata: string;
+  /**
+   * npm deprecation: null until one is set (the manifest's own `deprecated`, if any, stands),
+   * "" once lifted, else the message.
+   */
+  deprecated?: string | null;
   create_time: string;
   update_time: string;
 }

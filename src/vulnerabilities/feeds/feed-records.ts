@@ -93,13 +93,21 @@ export interface AdvisoryRecord {
   affected?: OsvAffected[];
 }
 
+/** The CVSS version of a vector and of the base score computed from it. */
+export type CvssVersion = "2.0" | "3.0" | "3.1" | "4.0";
+
 /** A CVSS (or other) severity: the vector as given, and the base score computed from it. */
 export interface SeverityRecord {
   type: "CVSS_V2" | "CVSS_V3" | "CVSS_V4" | "UBUNTU";
   /** The vector string (or the value for UBUNTU). */
   score: string;
-  /** The base score computed from the vector; undefined when it cannot be computed. */
+  /**
+   * The base score: the source's (NVD) or computed from the vector (withBaseScores);
+   * undefined when it cannot be computed.
+   */
   baseScore?: number;
+  /** The CVSS version the base score is of, set with it. */
+  version?: CvssVersion;
 }
 
 /** A typed link (the OSV reference types). */

@@ -8,3 +8,4 @@ export * from "./feed-formats.ts";
 export * from "./feed-records.ts";
 export { parseOpenVex } from "./openvex-parser.ts";
 export { osvWithdrawnReason, parseOsv } from "./osv-parser.ts";
+export { cvssVersionOf, withBaseScores } from "./severity-scores.ts";

@@ -328,6 +328,57 @@ test("bad records and bad JSON are refused with a position; an array of records 
   assert.deepEqual(broken.damagedDocuments, ["b.json"]);
 });
 
+test("a record without severity takes its affected packages', the highest per type", () => {
+  const low = "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N";
+  const critical = "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H";
+  const entry = (name: string, severity: unknown) => ({
+    package: { ecosystem: "PyPI", name },
+    ranges: [{ type: "ECOSYSTEM", events: [{ introduced: "0" }, { fixed: "2.0" }] }],
+    severity,
+  });
+  const feed = parse(
+    record({
+      affected: [
+        entry("a", [{ type: "CVSS_V3", score: low }]),
+        entry("b", [
+          { type: "CVSS_V3", score: critical },
+          { type: "Ubuntu", score: "high" },
+        ]),
+        entry("c", [{ type: "CVSS_V3", score: "CVSS:3.1/AV:N" }]),
+      ],
+    }),
+  );
+  assert.deepEqual(feed.rejected, []);
+  assert.deepEqual(feed.vulnerabilities[0].severities, [
+    { type: "CVSS_V3", score: critical },
+    { type: "UBUNTU", score: "high" },
+  ]);
+  // The record's own severity wins over its packages'.
+  const own = parse(
+    record({
+      severity: [{ type: "CVSS_V3", score: low }],
+      affected: [entry("a", [{ type: "CVSS_V3", score: critical }])],
+    }),
+  );
+  assert.deepEqual(own.vulnerabilities[0].severities, [{ type: "CVSS_V3", score: low }]);
+});
+
+test("the DHI samples whose severity sits on the package get it", {
+  skip: osvDir === undefined,
+}, () => {
+  const read = (id: string) =>
+    parseOsv({
+      file: `${id}.json`,
+      text: readFileSync(join(osvDir as string, "dhi", "python", `${id}.json`), "utf8"),
+    }).vulnerabilities[0].severities;
+  assert.deepEqual(read("CVE-2020-15801"), [
+    { type: "CVSS_V3", score: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H" },
+  ]);
+  assert.deepEqual(read("CVE-2021-4189"), [
+    { type: "CVSS_V3", score: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N" },
+  ]);
+});
+
 test("every shared OSV sample parses with no rejection", { skip: osvDir === undefined }, () => {
   const files: string[] = [];
   const walk = (dir: string) => {

@@ -1,4 +1,5 @@
 import { isObject } from "./advisory-yaml-event.ts";
+import { baseScoreOf } from "./cvss-score.ts";
 import type {
   FeedParser,
   ReferenceRecord,
@@ -130,6 +131,8 @@ function readMetadata(
   if (others.length > 0) vulnerability.aliases = others;
   if (references) vulnerability.references = references;
   const severities = readSeverities(raw.severity);
+  // OSV 1.5 lets each affected package carry its own severity instead of the record.
+  if (severities.length === 0) severities.push(...affectedSeverities(raw.affected));
   if (severities.length > 0) vulnerability.severities = severities;
   if (lists.cwe_ids?.length) vulnerability.cwes = lists.cwe_ids;
   if (times.published) vulnerability.published = times.published;
@@ -169,6 +172,25 @@ function readSeverities(value: unknown): SeverityRecord[] {
     if (type !== undefined) severities.push({ type, score: entry.score });
   }
   return severities;
+}
+
+/**
+ * The severities of a record that has none of its own, from its `affected[].severity` (OSV
+ * schema 1.5; the two are exclusive): one per type, the highest base score when packages
+ * differ, since the record stands for all of them.
+ */
+function affectedSeverities(affected: unknown): SeverityRecord[] {
+  if (!Array.isArray(affected)) return [];
+  const best = new Map<SeverityRecord["type"], { record: SeverityRecord; score: number }>();
+  for (const entry of affected) {
+    if (!isObject(entry)) continue;
+    for (const record of readSeverities(entry.severity)) {
+      const score = baseScoreOf(record.type, record.score).value ?? -1;
+      const kept = best.get(record.type);
+      if (!kept || score > kept.score) best.set(record.type, { record, score });
+    }
+  }
+  return [...best.values()].map((b) => b.record);
 }
 
 /**

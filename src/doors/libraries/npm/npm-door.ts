@@ -12,8 +12,8 @@ const caches = new WeakMap<LibraryContext, PackumentCache>();
 
 /**
  * Serves the npm registry protocol under `/javascript/<org>/`: packuments, tarballs,
- * `npm publish`, dist-tags, `npm whoami` and `npm ping`. Anything else npm may ask for
- * (search, audit, unpublish, owners) is answered with a JSON 404 or 405 naming it.
+ * `npm publish`, `npm deprecate`, dist-tags, `npm whoami` and `npm ping`. Anything else npm
+ * may ask for (search, audit, unpublish, owners) is answered with a JSON 404 or 405 naming it.
  */
 export async function serveNpm(ctx: LibraryContext, r: LibraryRequest): Promise<void> {
   let cache = caches.get(ctx);

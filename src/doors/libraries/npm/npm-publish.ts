@@ -6,6 +6,7 @@ import {
   versionUid,
 } from "../../../libraries/index.ts";
 import type { LibraryContext, LibraryRequest } from "../library-context.ts";
+import { deprecatePackage } from "./npm-deprecate.ts";
 import { sendNpmJson } from "./npm-json.ts";
 import { tarballName } from "./packument.ts";
 import { type OpenAttachment, openAttachment, settle } from "./publish-attachment.ts";
@@ -24,10 +25,11 @@ const maxDepth = 32;
 
 /**
  * `npm publish`: `PUT /<name>` with one version's manifest and its tarball as a base64
- * attachment. The tarball is decoded as it arrives into the blob store (checked against the
- * declared shasum and integrity on the way when the manifest came first, as npm sends it) and
- * through a tar reader for its package.json; the version becomes visible only once every check
- * passed, in one transaction with its dist-tags.
+ * attachment (without one, the PUT is `npm deprecate`'s, see deprecatePackage). The tarball is
+ * decoded as it arrives into the blob store (checked against the declared shasum and integrity
+ * on the way when the manifest came first, as npm sends it) and through a tar reader for its
+ * package.json; the version becomes visible only once every check passed, in one transaction
+ * with its dist-tags.
  */
 export async function publishPackage(
   ctx: LibraryContext,
@@ -74,9 +76,8 @@ export async function publishPackage(
     attachment?.abort(error as Error);
     throw error;
   }
-  if (!attachment) {
-    throw new LibraryError(400, "the body has no tarball attachment: only publishing is supported");
-  }
+  // A document without a tarball is npm deprecate's: the whole packument, `deprecated` set.
+  if (!attachment) return deprecatePackage(ctx, r, caller, name, doc);
   const [stored, facts] = await settle(attachment);
   const checked = checkDocument(doc, name, attachment.key, stored, facts);
   // publishVersion refuses an existing version inside its transaction: no check needed here.

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { deprecationOf } from "../../../libraries/index.ts";
 import type { MetadataSchema } from "../../../store/metadata/index.ts";
 import { unscopedName } from "./npm-name.ts";
 
@@ -60,6 +61,7 @@ export async function buildPackuments(
     .select([
       "v.version",
       "v.metadata",
+      "v.deprecated",
       "v.create_time",
       "f.filename",
       "f.sha1",
@@ -92,6 +94,10 @@ export async function buildPackuments(
       version: row.version,
       _id: `${name}@${row.version}`,
     };
+    // npm deprecate's message, or the one the version was published with until one is set.
+    const deprecated = deprecationOf(row);
+    if (deprecated) version.deprecated = deprecated;
+    else delete version.deprecated;
     full[row.version] = { ...version, dist };
     const install: Record<string, unknown> = { dist };
     for (const field of installFields) {

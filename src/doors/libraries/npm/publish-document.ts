@@ -161,6 +161,7 @@ function keptManifest(manifest: Record<string, unknown>): Record<string, unknown
   return kept;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** A plain JSON object (not null, not an array). */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -9,6 +9,7 @@ import * as events from "./0007-events.ts";
 import * as libraries from "./0008-libraries.ts";
 import * as eventRetention from "./0009-event-retention.ts";
 import * as orgVulnerabilities from "./0010-org-vulnerabilities.ts";
+import * as libraryDeprecations from "./0012-library-deprecations.ts";
 
 /** Every migration, in order. Names never change once released. */
 export const migrationProvider: MigrationProvider = {
@@ -24,6 +25,7 @@ export const migrationProvider: MigrationProvider = {
       "0008-libraries": libraries,
       "0009-event-retention": eventRetention,
       "0010-org-vulnerabilities": orgVulnerabilities,
+      "0012-library-deprecations": libraryDeprecations,
     };
   },
 };

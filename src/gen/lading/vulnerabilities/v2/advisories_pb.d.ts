@@ -557,11 +557,20 @@ export declare type Severity = Message<"lading.vulnerabilities.v2.Severity"> & {
   score: string;
 
   /**
-   * The base score computed from the vector; 0 when it cannot be computed.
+   * The base score: the source's (NVD), else computed from the vector (OSV gives vectors
+   * only); 0 when it cannot be computed.
    *
    * @generated from field: double base_score = 3;
    */
   baseScore: number;
+
+  /**
+   * The CVSS version of the vector and its base score: "2.0", "3.0", "3.1" or "4.0"; empty
+   * when there is no base score (an Ubuntu priority, a vector that does not parse).
+   *
+   * @generated from field: string version = 4;
+   */
+  version: string;
 };
 
 /**
