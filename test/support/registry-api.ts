@@ -25,6 +25,7 @@ export interface RegistryApi {
   deleteTag(uid: string): Promise<Result>;
   getImage(repoUid: string, digest: string, architecture?: string): Promise<Result>;
   listEolTags(params?: Params): Promise<Result>;
+  listTagHistory(tagUid: string, params?: { start?: string; end?: string }): Promise<Result>;
   getVulnReport(repoId: string, digest: string): Promise<Result>;
   listVulnCountReports(params: Params, cumulative?: boolean): Promise<Result>;
 }
@@ -138,6 +139,13 @@ export function registryApi(
         method: "listEolTags",
         request: listRequest(p),
         http: ["GET", `/registry/v1/eoltags${q(p)}`],
+      }),
+    listTagHistory: (parentId, p = {}) =>
+      send({
+        service: RegistryService,
+        method: "listTagHistory",
+        request: { parentId, ...p },
+        http: ["GET", `/registry/v1/tags/${parentId}/history${q(p)}`],
       }),
     getVulnReport: (repoId, digest) =>
       send({
