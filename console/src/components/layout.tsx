@@ -12,10 +12,13 @@ export function Layout({ children }: { children: ReactNode }) {
   const navigate = useNavigate();
   const location = useLocation();
   const main = useRef<HTMLElement>(null);
-  // A new page moves the focus to its content, as a page load would.
+  const first = useRef(true);
+  // Moving to another page moves the focus to its content, so a screen reader starts there; the
+  // first page keeps the browser's own start, where the skip link is the first stop.
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs on each navigation
   useEffect(() => {
-    main.current?.focus({ preventScroll: true });
+    if (first.current) first.current = false;
+    else main.current?.focus({ preventScroll: true });
   }, [location.pathname]);
   const current = org || orgs[0]?.name || "";
   const nav = current

@@ -20,8 +20,11 @@ function AdvisorySearch() {
   const query = params.get("query") ?? "";
   const [draft, setDraft] = useState(query);
   const page = usePage();
+  // The search's text query does not look at advisory ids: an id is looked up as one.
+  const isId = /^CGA(-[0-9a-z]{4}){3}$/i.test(query);
   const list = useQuery(AdvisoriesService.method.listAdvisories, {
-    query,
+    query: isId ? "" : query,
+    advisoryIds: isId ? [query] : [],
     pageSize,
     skip: (page - 1) * pageSize,
   });
