@@ -1,18 +1,29 @@
-import { type ReactNode, useSyncExternalStore } from "react";
+import { lazy, type ReactNode, Suspense, useSyncExternalStore } from "react";
 import { Navigate, Route, Routes, useLocation } from "react-router";
 import { currentSession, onSessionChange } from "./auth/session.ts";
 import { Layout } from "./components/layout.tsx";
 import { RequireOrg } from "./components/require-org.tsx";
-import { Access } from "./views/access.tsx";
-import { Advisories } from "./views/advisories.tsx";
+import { Loading } from "./components/status.tsx";
 import { Home, NotFound } from "./views/home.tsx";
-import { Libraries } from "./views/libraries.tsx";
-import { RepoRoute } from "./views/repo-route.tsx";
-import { Repos } from "./views/repos.tsx";
 import { SignedIn, SignIn } from "./views/sign-in.tsx";
-import { Storage } from "./views/storage.tsx";
-import { Vulnerability } from "./views/vulnerability.tsx";
-import { Webhooks } from "./views/webhooks.tsx";
+
+// Each page is its own chunk, loaded when first visited: the first paint waits for none of them.
+const Access = lazy(() => import("./views/access.tsx").then((m) => ({ default: m.Access })));
+const Advisories = lazy(() =>
+  import("./views/advisories.tsx").then((m) => ({ default: m.Advisories })),
+);
+const Libraries = lazy(() =>
+  import("./views/libraries.tsx").then((m) => ({ default: m.Libraries })),
+);
+const RepoRoute = lazy(() =>
+  import("./views/repo-route.tsx").then((m) => ({ default: m.RepoRoute })),
+);
+const Repos = lazy(() => import("./views/repos.tsx").then((m) => ({ default: m.Repos })));
+const Storage = lazy(() => import("./views/storage.tsx").then((m) => ({ default: m.Storage })));
+const Vulnerability = lazy(() =>
+  import("./views/vulnerability.tsx").then((m) => ({ default: m.Vulnerability })),
+);
+const Webhooks = lazy(() => import("./views/webhooks.tsx").then((m) => ({ default: m.Webhooks })));
 
 /** Pages that need a session send the user to sign in first, then back. */
 function Private({ children }: { children: ReactNode }) {
@@ -22,7 +33,11 @@ function Private({ children }: { children: ReactNode }) {
     const next = `${location.pathname}${location.search}`;
     return <Navigate to={`/sign-in?next=${encodeURIComponent(next)}`} replace />;
   }
-  return <Layout>{children}</Layout>;
+  return (
+    <Layout>
+      <Suspense fallback={<Loading what="Loading the page" />}>{children}</Suspense>
+    </Layout>
+  );
 }
 
 const inOrg = (
