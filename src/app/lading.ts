@@ -267,7 +267,10 @@ export async function startLading(
         onSignInChanges: signInEvents(apiUrl),
       }),
     ],
-    console: createConsoleFiles({ dir: hooks.consoleDir }),
+    console: createConsoleFiles({
+      dir: hooks.consoleDir,
+      registryHost: registryAudience(registryUrl),
+    }),
     log,
     isReady: () => ready,
   });

@@ -7,8 +7,8 @@ import { consoleCsp } from "../../src/doors/console/index.ts";
 import { createLogger } from "../../src/server/index.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 
-const html =
-  "<!doctype html><title>Lading</title><script type=module src=/assets/app-abc123.js></script>";
+const meta = '<meta name="lading-registry" content="" />';
+const html = `<!doctype html>${meta}<title>Lading</title><script type=module src=/assets/app-abc123.js></script>`;
 const script = "console.log('console');";
 
 async function fixture(): Promise<string> {
@@ -17,6 +17,7 @@ async function fixture(): Promise<string> {
   await writeFile(join(dir, "index.html"), html);
   await writeFile(join(dir, "assets", "app-abc123.js"), script);
   await writeFile(join(dir, "favicon.svg"), "<svg xmlns='http://www.w3.org/2000/svg'/>");
+  await writeFile(join(dir, ".secret.txt"), "dot-files are never served");
   await writeFile(join(dir, ".secret"), "dot-files are never served");
   return dir;
 }
@@ -34,6 +35,12 @@ describe("The API listener serves the console", () => {
   let dir: string;
   let url: string;
   const page = { accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
+  /** index.html with the registry host the server writes in. */
+  const served = () =>
+    html.replace(
+      meta,
+      `<meta name="lading-registry" content="${server.lading.registryAudience}" />`,
+    );
 
   before(async () => {
     dir = await fixture();
@@ -53,7 +60,9 @@ describe("The API listener serves the console", () => {
     assert.equal(res.headers.get("content-type"), "text/html; charset=utf-8");
     assert.equal(res.headers.get("cache-control"), "no-cache");
     assertSecure(res);
-    assert.equal(await res.text(), html);
+    const text = await res.text();
+    assert.equal(text, served());
+    assert.match(text, /<meta name="lading-registry" content="127\.0\.0\.1:\d+" \/>/);
     const again = await fetch(`${url}/`, {
       headers: { "if-none-match": res.headers.get("etag") ?? "" },
     });
@@ -69,7 +78,7 @@ describe("The API listener serves the console", () => {
       const res = await fetch(`${url}${path}`, { headers: page });
       assert.equal(res.status, 200, path);
       assertSecure(res);
-      assert.equal(await res.text(), html);
+      assert.equal(await res.text(), served());
     }
   });
 
@@ -92,18 +101,18 @@ describe("The API listener serves the console", () => {
     const health = await fetch(`${url}/healthz`, { headers: page });
     assert.deepEqual(await health.json(), { status: "ok" });
     const discovery = await fetch(`${url}/.well-known/openid-configuration`, { headers: page });
-    assert.equal((await discovery.json()).issuer, url);
+    assert.equal(((await discovery.json()) as { issuer: string }).issuer, url);
     const list = await fetch(`${url}/iam/v2/groups`, {
       headers: { ...page, authorization: `Bearer ${server.org.token}` },
     });
     assert.equal(list.status, 200);
-    assert.ok(Array.isArray((await list.json()).groups));
+    assert.ok(Array.isArray(((await list.json()) as { groups: unknown }).groups));
     const anonymous = await fetch(`${url}/iam/v2/groups`, { headers: page });
     assert.equal(anonymous.status, 401);
     assert.equal(anonymous.headers.get("content-security-policy"), null);
     const post = await fetch(`${url}/`, { method: "POST", headers: page });
     assert.equal(post.status, 404);
-    assert.equal((await post.json()).code, 5);
+    assert.equal(((await post.json()) as { code: number }).code, 5);
   });
 
   it("keeps the JSON 404 for API clients and for missing or hidden files", async () => {
@@ -111,16 +120,20 @@ describe("The API listener serves the console", () => {
       ["/orgs/acme", {}],
       ["/orgs/acme", { accept: "application/json" }],
       ["/assets/missing-000.js", page],
-      ["/.secret", page],
-      ["/x/.secret", page],
-      ["/assets/..%2F.secret", page],
-      ["/assets/%2e%2e/.secret", page],
+      ["/.secret.txt", page],
+      ["/assets/..%2F.secret.txt", page],
+      ["/assets/%2e%2e/.secret.txt", page],
       ["/%ff.js", page],
     ] as const) {
       const res = await fetch(`${url}${path}`, { headers });
       assert.equal(res.status, 404, path);
       assert.match(res.headers.get("content-type") ?? "", /application\/json/, path);
       assert.doesNotMatch(await res.text(), /dot-files/);
+    }
+    // A path without a file extension is a page: the page, never the file of that name.
+    for (const path of ["/.secret", "/assets/..%2F.secret", "/x/.secret"]) {
+      const res = await fetch(`${url}${path}`, { headers: page });
+      assert.equal(await res.text(), served(), path);
     }
   });
 });

@@ -28,6 +28,11 @@ export const defaultConsoleDir = fileURLToPath(new URL("../../../console/dist", 
 export interface ConsoleFilesOptions {
   /** The built console (index.html and assets/). Default {@link defaultConsoleDir}. */
   dir?: string;
+  /**
+   * The registry's host, written into index.html's `<meta name="lading-registry">` so the
+   * console can show pinned references (`<registry>/<org>/<image>@<digest>`). Default: none.
+   */
+  registryHost?: string;
 }
 
 /** The API listener's console: static files and the client-side routes. */
@@ -84,7 +89,16 @@ export function createConsoleFiles(options: ConsoleFilesOptions = {}): ConsoleFi
     if (!info?.isFile()) return undefined;
     const hit = cache.get(file);
     if (hit && hit.mtimeMs === info.mtimeMs) return hit;
-    const body = await readFile(file);
+    let body = await readFile(file);
+    if (rel === "index.html" && options.registryHost) {
+      const text = body
+        .toString("utf8")
+        .replace(
+          '<meta name="lading-registry" content="" />',
+          `<meta name="lading-registry" content="${escapeAttribute(options.registryHost)}" />`,
+        );
+      body = Buffer.from(text, "utf8");
+    }
     const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
     const entry = { body, etag, mtimeMs: info.mtimeMs };
     if (cache.size > 512) cache.clear();
@@ -123,8 +137,9 @@ export function createConsoleFiles(options: ConsoleFilesOptions = {}): ConsoleFi
       } catch {
         return false;
       }
-      // A last segment with a dot names a file: served when the build has it, else the API's 404.
-      if (decoded.slice(decoded.lastIndexOf("/") + 1).includes(".")) {
+      // A name with a file extension the build uses is a file: served when the build has it,
+      // else the API's 404. Any other path is a page (repository names and digests hold dots).
+      if (types[extname(decoded)] !== undefined) {
         const file = await load(decoded);
         if (!file) return false;
         const type = types[extname(decoded)] ?? "application/octet-stream";
@@ -159,4 +174,8 @@ function secure(res: HttpResponse): void {
   res.setHeader("x-frame-options", "DENY");
   res.setHeader("referrer-policy", "no-referrer");
   res.setHeader("cross-origin-opener-policy", "same-origin");
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
