@@ -220,6 +220,11 @@ describe("console journeys [sqlite]", () => {
     await page.getByLabel("Subject").fill("repo:acme/app:ref:refs/heads/main");
     await page.getByRole("button", { name: "Create identity" }).click();
     await page.getByRole("rowheader", { name: /ci-robot/ }).waitFor();
+    await page.getByRole("button", { name: "Edit identity ci-robot" }).click();
+    const edit = page.getByRole("form", { name: "Edit identity ci-robot" });
+    await edit.getByLabel("Description").fill("Builds the app");
+    await edit.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("rowheader", { name: /ci-robot.*Builds the app/ }).waitFor();
     await checkView(page, "access-identities");
     await page.getByRole("link", { name: "Role bindings" }).click();
     await page.getByRole("heading", { name: "Bind a role" }).waitFor();
@@ -238,6 +243,13 @@ describe("console journeys [sqlite]", () => {
     await checkView(page, "access-bindings");
     await page.getByRole("link", { name: "Roles" }).click();
     await page.getByText("viewer").first().waitFor();
+    await page.getByLabel("Name", { exact: true }).fill("deployer");
+    await page.getByRole("button", { name: "Create role" }).click();
+    await page.locator(".field-error", { hasText: "must name at least one capability" }).waitFor();
+    await page.getByRole("checkbox", { name: "repo.list" }).check();
+    await page.getByRole("checkbox", { name: "tag.list" }).check();
+    await page.getByRole("button", { name: "Create role" }).click();
+    await page.locator("summary", { hasText: "deployer" }).getByText("custom").waitFor();
     await checkView(page, "access-roles");
   });
 

@@ -4,6 +4,7 @@ import { GroupsService } from "@gen/lading/iam/v2/groups_pb.js";
 import { useState } from "react";
 import type { Org } from "../api/orgs.ts";
 import { useAction } from "../api/use-action.ts";
+import { EditDetails } from "../components/edit-details.tsx";
 import { Field } from "../components/field.tsx";
 import { FormError } from "../components/form-error.tsx";
 import { Empty, ErrorBox, Loading } from "../components/status.tsx";
@@ -45,6 +46,17 @@ export function Groups({ org }: { org: Org }) {
                 <th scope="row">{g.name}</th>
                 <td>{g.description}</td>
                 <td>
+                  <EditDetails
+                    what="group"
+                    name={g.name}
+                    description={g.description}
+                    save={(name, description) =>
+                      client.updateGroup({
+                        group: { uid: g.uid, name, description },
+                        updateMask: { paths: ["name", "description"] },
+                      })
+                    }
+                  />{" "}
                   <button
                     type="button"
                     className="danger"

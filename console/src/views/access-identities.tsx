@@ -4,6 +4,7 @@ import { IdentitiesService, type Identity } from "@gen/lading/iam/v2/identities_
 import { useState } from "react";
 import type { Org } from "../api/orgs.ts";
 import { useAction } from "../api/use-action.ts";
+import { EditDetails } from "../components/edit-details.tsx";
 import { Field } from "../components/field.tsx";
 import { FormError } from "../components/form-error.tsx";
 import { formatTime } from "../components/format.ts";
@@ -64,11 +65,23 @@ export function Identities({ org }: { org: Org }) {
                 <tr key={i.uid}>
                   <th scope="row">
                     {i.name}
+                    {i.description ? <div>{i.description}</div> : null}
                     <div className="muted mono">{i.uid}</div>
                   </th>
                   <td>{kindOf(i)}</td>
                   <td>{formatTime(i.lastSeenTime)}</td>
                   <td>
+                    <EditDetails
+                      what="identity"
+                      name={i.name}
+                      description={i.description}
+                      save={(name, description) =>
+                        client.updateIdentity({
+                          identity: { uid: i.uid, name, description },
+                          updateMask: { paths: ["name", "description"] },
+                        })
+                      }
+                    />{" "}
                     <button
                       type="button"
                       className="danger"
