@@ -220,7 +220,11 @@ export async function putImage(
   repoUid: string,
   architecture: string,
   layerSizes: number[],
-): Promise<{ digest: string; size: number }> {
+): Promise<{
+  digest: string;
+  size: number;
+  layers: { mediaType: string; digest: string; size: number }[];
+}> {
   const config = await putBlob(server, { architecture, os: "linux", rootfs: { type: "layers" } });
   const layers = layerSizes.map((size, i) => ({
     mediaType: "application/vnd.oci.image.layer.v1.tar+gzip",
@@ -237,5 +241,5 @@ export async function putImage(
     },
     layers,
   });
-  return { digest, size: config.size + layerSizes.reduce((a, b) => a + b, 0) };
+  return { digest, size: config.size + layerSizes.reduce((a, b) => a + b, 0), layers };
 }
