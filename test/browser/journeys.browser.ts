@@ -159,7 +159,7 @@ describe("console journeys [sqlite]", () => {
 
   it("opens an image's vulnerability, its metadata (CVSS, KEV, EPSS) and its advisory's timeline", async () => {
     await page.getByRole("link", { name: seeded.builds[0].slice(0, 19) }).click();
-    await page.getByRole("heading", { name: "Vulnerabilities" }).waitFor();
+    await page.getByRole("heading", { name: "Vulnerabilities", exact: true }).waitFor();
     const row = page.getByRole("row", { name: new RegExp(seeded.fixedCve) });
     await row.waitFor();
     assert.match(await row.innerText(), /busybox@1\.36\.1-r29/);
@@ -170,6 +170,21 @@ describe("console journeys [sqlite]", () => {
     await page.getByText("No vulnerability matches these filters.").waitFor();
     assert.match(page.url(), /severity=critical/);
     await page.getByLabel("Severity", { exact: true }).selectOption("");
+    // Platforms with their layers, and the SBOM packages the server's scan found.
+    const platforms = page.getByRole("table", { name: "Platforms" });
+    await platforms.getByText("1 layers").click();
+    const layers = platforms.locator("ol.layers > li");
+    assert.equal(await layers.count(), 1, await platforms.innerHTML());
+    assert.match(
+      await layers.innerText(),
+      /^sha256:[0-9a-f]{12} \d+ B application\/vnd\.oci\.image\.layer\.v1\.tar\+gzip$/,
+    );
+    const packages = page.getByRole("region", { name: "Packages", exact: true });
+    await packages.getByText("amd64: 2 packages").waitFor();
+    await packages.getByRole("rowheader", { name: "busybox" }).waitFor();
+    await packages.getByLabel("Filter packages").fill("mus");
+    assert.equal(await packages.locator("tbody tr").count(), 1);
+    await packages.getByLabel("Filter packages").fill("");
     await checkView(page, "image");
     await page.getByRole("link", { name: seeded.fixedCve }).click();
     await page.getByRole("heading", { name: seeded.fixedCve }).waitFor();
@@ -303,7 +318,7 @@ describe("console journeys [sqlite]", () => {
     const phone = await openPage(browser, server.apiUrl, { width: 390, height: 844 });
     await phone.page.goto(url(`/#token=${server.org.token}`));
     await phone.page.goto(url(`/orgs/acme/repos/app/-/images/${seeded.builds[1]}`));
-    await phone.page.getByRole("heading", { name: "Vulnerabilities" }).waitFor();
+    await phone.page.getByRole("heading", { name: "Vulnerabilities", exact: true }).waitFor();
     const overflow = await phone.page.evaluate(
       () => document.documentElement.scrollWidth - window.innerWidth,
     );

@@ -11,8 +11,9 @@ import { useState } from "react";
 import type { Org } from "../api/orgs.ts";
 import { registryHost } from "../api/registry-host.ts";
 import { CopyButton } from "../components/copy-button.tsx";
-import { formatBytes } from "../components/format.ts";
+import { formatBytes, shortDigest } from "../components/format.ts";
 import { ErrorBox, Loading } from "../components/status.tsx";
+import { ImagePackagesView } from "./image-packages.tsx";
 import { VulnReportView } from "./vuln-report.tsx";
 
 /** An image: its platforms and sizes, its pinned reference, its vulnerability report, its VEX. */
@@ -43,6 +44,7 @@ export function ImageView({ org, repo, digest }: { org: Org; repo: Repo; digest:
               <tr>
                 <th scope="col">Architecture</th>
                 <th scope="col">Size (config and layers)</th>
+                <th scope="col">Layers</th>
               </tr>
             </thead>
             <tbody>
@@ -61,6 +63,7 @@ export function ImageView({ org, repo, digest }: { org: Org; repo: Repo; digest:
         </>
       )}
       <VulnReportView repo={repo} digest={digest} />
+      <ImagePackagesView repo={repo} digest={digest} />
     </section>
   );
 }
@@ -75,6 +78,26 @@ function PlatformRow({ repo, digest, arch }: { repo: Repo; digest: string; arch:
     <tr>
       <th scope="row">{arch || "—"}</th>
       <td>{one.data ? formatBytes(one.data.size) : one.error ? "—" : "…"}</td>
+      <td>
+        {one.data ? (
+          <details>
+            <summary>{one.data.layers.length} layers</summary>
+            <ol className="layers">
+              {one.data.layers.map((l, i) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: a manifest may list one layer twice
+                <li key={`${l.digest}-${i}`}>
+                  <span className="mono" title={l.digest}>
+                    {shortDigest(l.digest)}
+                  </span>{" "}
+                  {formatBytes(l.size)} <span className="muted">{l.mediaType}</span>
+                </li>
+              ))}
+            </ol>
+          </details>
+        ) : (
+          "…"
+        )}
+      </td>
     </tr>
   );
 }
