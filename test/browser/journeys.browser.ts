@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
@@ -172,7 +173,7 @@ describe("console journeys [sqlite]", () => {
     await page.getByLabel("Severity", { exact: true }).selectOption("");
     // Platforms with their layers, and the SBOM packages the server's scan found.
     const platforms = page.getByRole("table", { name: "Platforms" });
-    await platforms.getByText("1 layers").click();
+    await platforms.getByText("1 layer", { exact: true }).click();
     const layers = platforms.locator("ol.layers > li");
     assert.equal(await layers.count(), 1, await platforms.innerHTML());
     assert.match(
@@ -185,6 +186,18 @@ describe("console journeys [sqlite]", () => {
     await packages.getByLabel("Filter packages").fill("mus");
     assert.equal(await packages.locator("tbody tr").count(), 1);
     await packages.getByLabel("Filter packages").fill("");
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download VEX" }).click(),
+    ]);
+    assert.match(download.suggestedFilename(), /^app-[0-9a-f]{12}\.openvex\.json$/);
+    const vex = JSON.parse(readFileSync((await download.path()) ?? "", "utf8"));
+    assert.equal(vex["@context"], "https://openvex.dev/ns/v0.2.0");
+    assert.ok(
+      vex.statements.some(
+        (st: { vulnerability: { name: string } }) => st.vulnerability.name === seeded.fixedCve,
+      ),
+    );
     await checkView(page, "image");
     await page.getByRole("link", { name: seeded.fixedCve }).click();
     await page.getByRole("heading", { name: seeded.fixedCve }).waitFor();

@@ -81,7 +81,9 @@ function PlatformRow({ repo, digest, arch }: { repo: Repo; digest: string; arch:
       <td>
         {one.data ? (
           <details>
-            <summary>{one.data.layers.length} layers</summary>
+            <summary>
+              {one.data.layers.length} {one.data.layers.length === 1 ? "layer" : "layers"}
+            </summary>
             <ol className="layers">
               {one.data.layers.map((l, i) => (
                 // biome-ignore lint/suspicious/noArrayIndexKey: a manifest may list one layer twice
