@@ -9,6 +9,11 @@ interface Pending {
 }
 
 const pendingKey = "lading.sign-in";
+
+/** A path of the console to go to after signing in: `/…`, never another origin (`//host`). */
+export function safeNext(next: string | null | undefined): string {
+  return next && /^\/(?![/\\])/.test(next) ? next : "/";
+}
 /** The console's redirect URI: the one Lading accepts besides loopback ones (docs/sign-in.md). */
 export const signedInPath = "/signed-in";
 
@@ -31,7 +36,7 @@ export async function startSignIn(provider: string, next: string): Promise<void>
   const verifier = random(48);
   const state = random(24);
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
-  const pending: Pending = { state, verifier, next: next.startsWith("/") ? next : "/" };
+  const pending: Pending = { state, verifier, next: safeNext(next) };
   sessionStorage.setItem(pendingKey, JSON.stringify(pending));
   const url = new URL("/auth/v2/login", location.origin);
   url.searchParams.set("identity_provider", provider);
@@ -80,5 +85,5 @@ export async function finishSignIn(params: URLSearchParams): Promise<string> {
     expiry: answer.expiry,
     identity: answer.identity,
   });
-  return pending.next;
+  return safeNext(pending.next);
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { Navigate, useNavigate, useSearchParams } from "react-router";
-import { finishSignIn, startSignIn } from "../auth/browser-sign-in.ts";
+import { finishSignIn, safeNext, startSignIn } from "../auth/browser-sign-in.ts";
 import { currentSession } from "../auth/session.ts";
 import { Field } from "../components/field.tsx";
 import { ErrorBox, Loading } from "../components/status.tsx";
@@ -14,7 +14,7 @@ export function SignIn() {
   const [params] = useSearchParams();
   const [provider, setProvider] = useState(params.get("identity_provider") ?? "");
   const [error, setError] = useState<string>();
-  const next = params.get("next") ?? "/";
+  const next = safeNext(params.get("next"));
   if (currentSession()) return <Navigate to={next} replace />;
   return (
     <section className="narrow" aria-labelledby="sign-in-title">
