@@ -11,6 +11,7 @@ import {
   type TokenIssuer,
 } from "../auth/index.ts";
 import { type LadingConfig, registryAudience, urlForAddress } from "../config/index.ts";
+import { createConsoleFiles } from "../doors/console/index.ts";
 import { createGrpcDoor } from "../doors/grpc/index.ts";
 import { createLibrariesDoor } from "../doors/libraries/index.ts";
 import { createOciDoor } from "../doors/oci/index.ts";
@@ -106,6 +107,8 @@ export interface LadingHooks {
   matchImage?: MatchImage;
   /** Time between prunes of old events. Default 10 minutes. */
   eventsPruneIntervalMs?: number;
+  /** The built console served at `/`. Default: console/dist of the Lading package. */
+  consoleDir?: string;
 }
 
 /** Opens and migrates the metadata store, then serves the API listener. */
@@ -272,6 +275,10 @@ export async function startLading(
         onSignInChanges: signInEvents(apiUrl),
       }),
     ],
+    console: createConsoleFiles({
+      dir: hooks.consoleDir,
+      registryHost: registryAudience(registryUrl),
+    }),
     log,
     isReady: () => ready,
   });

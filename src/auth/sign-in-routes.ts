@@ -31,6 +31,9 @@ const codeTtlMs = 2 * 60_000;
 const challenge = /^[A-Za-z0-9_-]{43}$/;
 const loopbackHosts = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
+/** The console's page that finishes a browser sign-in, on the API URL (docs/console.md). */
+export const consoleSignedInPath = "/signed-in";
+
 /** True when `uri` is an http loopback redirect URI a CLI may listen on (RFC 8252 §7.3). */
 export function isLoopbackRedirect(uri: string): boolean {
   let url: URL;
@@ -51,12 +54,15 @@ export function isLoopbackRedirect(uri: string): boolean {
 
 /**
  * Browser sign-in through a configured identity provider (authorization code with PKCE towards
- * the CLI), refresh-token rotation and logout; see docs/sign-in.md.
+ * the CLI on a loopback redirect, or towards the console on exactly `{apiUrl}/signed-in`),
+ * refresh-token rotation and logout; see docs/sign-in.md.
  */
 export function createSignInRoutes(options: SignInRoutesOptions): RawRoute[] {
   const { db } = options;
   const apiUrl = options.apiUrl.replace(/\/+$/, "");
   const callbackUrl = `${apiUrl}/auth/v2/callback`;
+  // The console is served by the API listener: its one redirect URI, compared as a whole string.
+  const consoleRedirect = `${apiUrl}${consoleSignedInPath}`;
   const oidc = createOidcClient(options.oidc);
   const iso = (ms = Date.now()) => new Date(ms).toISOString();
 
@@ -80,10 +86,10 @@ export function createSignInRoutes(options: SignInRoutesOptions): RawRoute[] {
           });
         }
         const cliRedirect = params.get("redirect_uri") ?? "";
-        if (!isLoopbackRedirect(cliRedirect)) {
+        if (!isLoopbackRedirect(cliRedirect) && cliRedirect !== consoleRedirect) {
           violations.push({
             field: "redirect_uri",
-            description: "must be an http URL on 127.0.0.1, [::1] or localhost",
+            description: `must be an http URL on 127.0.0.1, [::1] or localhost, or ${consoleRedirect}`,
           });
         }
         const cliState = params.get("state") ?? "";

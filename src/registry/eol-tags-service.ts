@@ -12,6 +12,7 @@ import {
 } from "../rpc/index.ts";
 import type { TagsTable } from "../store/metadata/index.ts";
 import { type RegistryContext, registryDomain } from "./registry-context.ts";
+import { listTagHistory } from "./tag-history-rpc.ts";
 
 /** Converts a deprecated tag row to the v1 EolTag. */
 export function eolTagFromRow(row: TagsTable): EolTag {
@@ -35,11 +36,15 @@ const eolTagResource = defineResource({
 });
 
 /** The v1 RegistryService methods the vulnerability reports implement (src/vulnreports). */
-export type VulnReportHandlers = Omit<ServiceHandlers<typeof RegistryService>, "listEolTags">;
+export type VulnReportHandlers = Omit<
+  ServiceHandlers<typeof RegistryService>,
+  "listEolTags" | "listTagHistory"
+>;
 
 /**
  * The v1 RegistryService: ListEolTags, the deprecated tags the caller may see, on the v2 list
- * machinery (uidp filters, name, page_size, page_token; ordered by id), plus the report
+ * machinery (uidp filters, name, page_size, page_token; ordered by id), ListTagHistory, the API
+ * twin of the registry's tag history endpoint, plus the report
  * methods, which live with the reports and are handed in so the registry never imports them.
  */
 export function createEolTagsService(
@@ -57,5 +62,6 @@ export function createEolTagsService(
       );
       return { items: page.items, nextPageToken: page.nextPageToken };
     },
+    listTagHistory: (req, call) => listTagHistory(ctx, req, call),
   });
 }

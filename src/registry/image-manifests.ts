@@ -45,6 +45,17 @@ export function imageSize(manifest: ParsedManifest): bigint {
   return size;
 }
 
+/** The layers of an image manifest as the API lists them, in manifest order. */
+export function imageLayers(
+  manifest: ParsedManifest,
+): { digest: string; mediaType: string; size: bigint }[] {
+  return (manifest.layers ?? []).map((l) => ({
+    digest: String(l.digest ?? ""),
+    mediaType: String(l.mediaType ?? ""),
+    size: BigInt(Number.isSafeInteger(l.size) ? l.size : 0),
+  }));
+}
+
 /** Reads and parses a JSON blob of at most 4 MiB; undefined when missing or not JSON. */
 export async function readJsonBlob<T>(blobs: BlobStore, digest: string): Promise<T | undefined> {
   const stat = await blobs.stat(digest);

@@ -4,6 +4,7 @@ import { type BoundService, bindService, Violations } from "../rpc/index.ts";
 import { isDigest } from "../store/blobs/index.ts";
 import {
   type Descriptor,
+  imageLayers,
   imageSize,
   isIndex,
   type ParsedManifest,
@@ -17,8 +18,8 @@ import { repoResource } from "./repos-service.ts";
 export const defaultArchitecture = "amd64";
 
 /**
- * The ImagesService implementation: architectures and size of a stored manifest, read from
- * its bytes in the blob store (DESIGN §6).
+ * The ImagesService implementation: architectures, size and layers of a stored manifest, read
+ * from its bytes in the blob store (DESIGN §6).
  */
 export function createImagesService(ctx: RegistryContext): BoundService {
   const { db, blobs } = ctx;
@@ -60,7 +61,13 @@ export function createImagesService(ctx: RegistryContext): BoundService {
         const arch = platformArchitecture(config);
         const architectures = arch ? [arch] : [];
         if (req.architecture && req.architecture !== arch) throw noSuchArchitecture(architectures);
-        return { ...image, architectures, architecture: arch ?? "", size: imageSize(manifest) };
+        return {
+          ...image,
+          architectures,
+          architecture: arch ?? "",
+          size: imageSize(manifest),
+          layers: imageLayers(manifest),
+        };
       }
 
       const platforms: [string, Descriptor][] = [];
@@ -79,7 +86,13 @@ export function createImagesService(ctx: RegistryContext): BoundService {
         return { ...image, architectures, architecture: "", size: 0n };
       }
       const child = await readManifest(chosen[1].digest);
-      return { ...image, architectures, architecture: wanted, size: imageSize(child) };
+      return {
+        ...image,
+        architectures,
+        architecture: wanted,
+        size: imageSize(child),
+        layers: imageLayers(child),
+      };
     },
   });
 }

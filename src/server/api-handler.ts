@@ -1,5 +1,6 @@
 import { Code } from "@connectrpc/connect";
 import type { Logger } from "pino";
+import type { ConsoleFiles } from "../doors/console/index.ts";
 import type { GrpcDoor } from "../doors/grpc/index.ts";
 import { type RestDoor, renderRestError, sendJson, sendStatus } from "../doors/rest/index.ts";
 import { errorDomain, LadingError } from "../errors/index.ts";
@@ -18,6 +19,8 @@ export interface ApiHandlerOptions {
   log: Logger;
   /** Whether `/readyz` answers ready; the caller turns it false once shutdown begins. Default: always. */
   isReady?: () => boolean;
+  /** The console's files and client-side routes, asked last (docs/console.md). Default: none. */
+  console?: ConsoleFiles;
   /** Where request metrics go. Default: a new registry for this handler. */
   metrics?: HttpMetrics;
 }
@@ -38,7 +41,8 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
  * incoming `x-request-id`, else a random one), echoed in the response and passed to the gRPC
  * door in the request headers. Dispatch order: exact raw routes; `GET /healthz`, `/readyz`,
  * `/metrics`; gRPC, gRPC-Web and Connect (a `/<package>.<Service>/<Method>` path the gRPC door
- * serves, whatever the content type); the REST door; else 404 with a google.rpc.Status body. One JSON
+ * serves, whatever the content type); the REST door; the console (`/`, its files, and pages a
+ * browser asks for); else 404 with a google.rpc.Status body. One JSON
  * access-log line per request: requestId, method, path (no query string), status, durationMs,
  * door. Headers and tokens are never logged.
  */
@@ -86,6 +90,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     }
     state.door = "rest";
     if (await rest.handle(req, res, ctx)) return;
+    state.door = "console";
+    if (await options.console?.handle(req, res, path)) return;
     state.door = "none";
     const err = new LadingError({
       code: Code.NotFound,

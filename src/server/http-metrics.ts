@@ -1,7 +1,7 @@
 import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
 
 /** Which part of the server answered a request; a metrics and access-log label. */
-export type Door = "rest" | "grpc" | "route" | "probe" | "metrics" | "none";
+export type Door = "rest" | "grpc" | "route" | "probe" | "metrics" | "console" | "none";
 
 /** The HTTP metrics of one API handler, in their own registry. */
 export interface HttpMetrics {

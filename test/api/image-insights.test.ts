@@ -28,6 +28,8 @@ function insights(transport: "rest" | "grpc", baseUrl: string, token: string | u
     diff: (repo: string, from: string, to: string) =>
       call("diffImages", "diff", { repo, from, to }),
     vex: (repo: string, digest: string) => call("getImageVex", "vex", { repo, digest }),
+    packages: (repo: string, digest: string) =>
+      call("listImagePackages", "packages", { repo, digest }),
   };
 }
 
@@ -327,6 +329,41 @@ matrix(
       assert.equal(diff.architectures[0].from.scanState, "not_scanned");
     });
 
+    it("lists an image's packages per architecture, sorted, empty until its scan is done", async () => {
+      const listed = ok(await api.packages(repo, fromIndex));
+      assert.equal(listed.repoUid, repo);
+      assert.equal(listed.digest, fromIndex);
+      assert.deepEqual(
+        listed.architectures.map((a: Loose) => [a.architecture, a.image.digest, a.image.scanState]),
+        [
+          ["amd64", amd.from.digest, "done"],
+          ["arm64", arm.from.digest, "done"],
+        ],
+      );
+      const amd64 = listed.architectures[0];
+      assert.equal(amd64.totalCount, 4);
+      assert.deepEqual(
+        amd64.packages.map((p: Loose) => `${p.name}@${p.version}`),
+        ["busybox@1.36.1-r0", "lodash@4.17.20", "openssl@3.1.0-r0", "zlib@1.3-r0"],
+      );
+      assert.equal(amd64.packages[0].purl, busybox.purl);
+      const pending = ok(await api.packages(repo, toIndex)).architectures[1];
+      assert.deepEqual(
+        [pending.image.scanState, pending.totalCount, pending.packages],
+        ["pending", 0, []],
+      );
+      const single = ok(await api.packages(repo, amd.to.digest)).architectures;
+      assert.equal(single.length, 1);
+      assert.equal(single[0].totalCount, 4);
+      assert.deepEqual(
+        violations(failed(await api.packages("x", "sha256:nope")))
+          .map((v) => v.field)
+          .sort(),
+        ["digest", "repo"],
+      );
+      assert.equal(failed(await api.packages(repo, `sha256:${"0".repeat(64)}`)).code, 5);
+    });
+
     it("validates the repo and digests, and answers NOT_FOUND for an unknown manifest", async () => {
       const bad = failed(await api.diff("nope", "sha256:bad", ""));
       assert.deepEqual(
@@ -353,6 +390,7 @@ matrix(
       );
       assert.equal(failed(await stranger.diff(repo, fromIndex, toIndex)).code, 5);
       assert.equal(failed(await stranger.vex(repo, toIndex)).code, 5);
+      assert.equal(failed(await stranger.packages(repo, toIndex)).code, 5);
 
       const org = h.server.org.groupUid;
       const holding = async (name: string, capabilities: string[]) => {
@@ -378,6 +416,7 @@ matrix(
       const noReports = await holding("metadata", ["CAP_REPO_LIST", "CAP_MANIFEST_METADATA_LIST"]);
       assert.equal(failed(await noReports.diff(repo, fromIndex, toIndex)).code, 7);
       assert.equal(failed(await noReports.vex(repo, toIndex)).code, 7);
+      assert.equal(failed(await noReports.packages(repo, toIndex)).code, 7);
       const reader = await holding("reader", [
         "CAP_REPO_LIST",
         "CAP_MANIFEST_METADATA_LIST",
@@ -385,11 +424,13 @@ matrix(
       ]);
       ok(await reader.diff(repo, fromIndex, toIndex));
       ok(await reader.vex(repo, toIndex));
+      ok(await reader.packages(repo, toIndex));
 
       const anonymous = insights(h.transport, h.server.apiUrl, undefined);
       const refused = failed(await anonymous.diff(repo, fromIndex, toIndex));
       assert.equal(refused.code, 16);
       assert.equal(failed(await anonymous.vex(repo, toIndex)).code, 16);
+      assert.equal(failed(await anonymous.packages(repo, toIndex)).code, 16);
     });
   },
   { scanImages: "false" },

@@ -9,7 +9,7 @@ const manifestType = "application/vnd.oci.image.manifest.v1+json";
 matrix("Registry images", (h) => {
   let reg: RegistryApi;
   let repo = "";
-  let single = { digest: "", size: 0 };
+  let single: Awaited<ReturnType<typeof putImage>> = { digest: "", size: 0, layers: [] };
   let index = "";
   const sizes: Record<string, number> = {};
 
@@ -61,6 +61,8 @@ matrix("Registry images", (h) => {
     const arm = ok(await reg.getImage(repo, index, "arm/v7"));
     assert.equal(arm.architecture, "arm/v7");
     assert.equal(arm.size, String(sizes["arm/v7"]));
+    assert.ok(arm.layers.length > 0);
+    assert.notDeepEqual(arm.layers, byDefault.layers);
     const missing = failed(await reg.getImage(repo, index, "s390x"));
     assert.equal(missing.code, 3);
     assert.deepEqual(
@@ -74,6 +76,14 @@ matrix("Registry images", (h) => {
     assert.deepEqual(image.architectures, ["amd64"]);
     assert.equal(image.architecture, "amd64");
     assert.equal(image.size, String(single.size));
+    assert.deepEqual(
+      image.layers,
+      single.layers.map((l) => ({
+        digest: l.digest,
+        mediaType: l.mediaType,
+        size: String(l.size),
+      })),
+    );
     assert.equal(failed(await reg.getImage(repo, single.digest, "arm64")).code, 3);
   });
 

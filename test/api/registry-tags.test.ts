@@ -237,6 +237,66 @@ matrix("Registry tags", (h) => {
     }
   });
 
+  it("lists a tag's history through the API as the registry serves it (v1 ListTagHistory)", async () => {
+    const first = ok(await reg.createTag(repo, { name: "hist", digest: digests[0] }));
+    ok(await reg.createTag(repo, { name: "hist", digest: digests[1] }));
+    const last = ok(await reg.createTag(repo, { name: "hist", digest: digests[2] }));
+    const all = ok(await reg.listTagHistory(first.uid));
+    assert.deepEqual(Object.keys(all), ["items"]);
+    assert.deepEqual(
+      all.items.map((r: Loose) => r.digest),
+      [digests[0], digests[1], digests[2]],
+    );
+    const stored = await readHistory(h.server.lading.store.db, repo, "hist");
+    assert.deepEqual(all.items, stored);
+    const times = all.items.map((r: Loose) => r.updateTimestamp as string);
+    const windowed = ok(await reg.listTagHistory(first.uid, { start: times[1], end: times[2] }));
+    assert.deepEqual(
+      windowed.items.map((r: Loose) => r.updateTimestamp),
+      times.slice(1).filter((t: string) => t >= times[1] && t <= times[2]),
+    );
+    assert.equal(
+      ok(await reg.listTagHistory(last.uid, { end: "2000-01-01T00:00:00Z" })).items.length,
+      0,
+    );
+    const bad = failed(
+      await reg.listTagHistory(first.uid, { start: "yesterday", end: "2000-01-01" }),
+    );
+    assert.equal(bad.code, 3);
+    assert.deepEqual(
+      violations(bad)
+        .map((v) => v.field)
+        .sort(),
+      ["end", "start"],
+    );
+    const reversed = failed(
+      await reg.listTagHistory(first.uid, {
+        start: "2026-01-02T00:00:00Z",
+        end: "2026-01-01T00:00:00Z",
+      }),
+    );
+    assert.deepEqual(
+      violations(reversed).map((v) => v.field),
+      ["end"],
+    );
+    assert.deepEqual(
+      violations(failed(await reg.listTagHistory("nope"))).map((v) => v.field),
+      ["parent_id"],
+    );
+    const unknown = failed(await reg.listTagHistory(`${repo}/0123456789abcdef`));
+    assert.equal(unknown.code, 5);
+  });
+
+  it("hides a tag's history from callers who may not list its tags", async () => {
+    const tag = ok(await reg.createTag(repo, { name: "secret-hist", digest: digests[0] }));
+    const outsider = await actor("history-outsider");
+    assert.equal(failed(await outsider.listTagHistory(tag.uid)).code, 5);
+    const anonymous = registryApi(h.transport, h.server.apiUrl, undefined);
+    assert.equal(failed(await anonymous.listTagHistory(tag.uid)).code, 16);
+    const viewer = await actor("history-viewer", "viewer");
+    assert.equal(ok(await viewer.listTagHistory(tag.uid)).items.length, 1);
+  });
+
   it("deletes a tag and keeps its history", async () => {
     const tag = ok(await reg.createTag(repo, { name: "temp", digest: digests[0] }));
     assert.deepEqual(ok(await reg.deleteTag(tag.uid)), {});

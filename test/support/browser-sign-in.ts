@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
+import type { LadingHooks } from "../../src/app/index.ts";
 import { builtInRoleUid } from "../../src/auth/index.ts";
+import type { ConfigInput } from "../../src/config/index.ts";
 import type { MetadataSchema } from "../../src/store/metadata/index.ts";
 import type { Loose } from "./matrix.ts";
 import { browserClients, startBrowserProvider } from "./oidc-provider.ts";
@@ -222,8 +224,12 @@ export interface SignInFixture {
  * inserts two identity providers on the organisation (groups claim `groups`, scopes email,
  * profile and groups, default role viewer).
  */
-export async function startSignInFixture(kind: "sqlite" | "postgres"): Promise<SignInFixture> {
-  const server = await startTestServer(kind);
+export async function startSignInFixture(
+  kind: "sqlite" | "postgres",
+  extra: ConfigInput = {},
+  hooks: LadingHooks = {},
+): Promise<SignInFixture> {
+  const server = await startTestServer(kind, "acme", extra, undefined, hooks);
   const provider = await startBrowserProvider({ redirectUri: `${server.apiUrl}/auth/v2/callback` });
   const db = server.lading.store.db;
   return {

@@ -25,6 +25,7 @@ export interface RegistryApi {
   deleteTag(uid: string): Promise<Result>;
   getImage(repoUid: string, digest: string, architecture?: string): Promise<Result>;
   listEolTags(params?: Params): Promise<Result>;
+  listTagHistory(tagUid: string, params?: { start?: string; end?: string }): Promise<Result>;
   getVulnReport(repoId: string, digest: string): Promise<Result>;
   listVulnCountReports(params: Params, cumulative?: boolean): Promise<Result>;
 }
@@ -139,6 +140,13 @@ export function registryApi(
         request: listRequest(p),
         http: ["GET", `/registry/v1/eoltags${q(p)}`],
       }),
+    listTagHistory: (parentId, p = {}) =>
+      send({
+        service: RegistryService,
+        method: "listTagHistory",
+        request: { parentId, ...p },
+        http: ["GET", `/registry/v1/tags/${parentId}/history${q(p)}`],
+      }),
     getVulnReport: (repoId, digest) =>
       send({
         service: RegistryService,
@@ -212,7 +220,11 @@ export async function putImage(
   repoUid: string,
   architecture: string,
   layerSizes: number[],
-): Promise<{ digest: string; size: number }> {
+): Promise<{
+  digest: string;
+  size: number;
+  layers: { mediaType: string; digest: string; size: number }[];
+}> {
   const config = await putBlob(server, { architecture, os: "linux", rootfs: { type: "layers" } });
   const layers = layerSizes.map((size, i) => ({
     mediaType: "application/vnd.oci.image.layer.v1.tar+gzip",
@@ -229,5 +241,5 @@ export async function putImage(
     },
     layers,
   });
-  return { digest, size: config.size + layerSizes.reduce((a, b) => a + b, 0) };
+  return { digest, size: config.size + layerSizes.reduce((a, b) => a + b, 0), layers };
 }

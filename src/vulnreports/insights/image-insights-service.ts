@@ -12,6 +12,7 @@ import {
 } from "../diff/index.ts";
 import { buildOpenVex } from "../vex/index.ts";
 import { loadReadableRepo } from "./image-access.ts";
+import { imagePackages } from "./image-packages.ts";
 import { packageAdvisories } from "./package-advisories.ts";
 
 /** What the insights service needs besides the registry context. */
@@ -21,8 +22,8 @@ export interface ImageInsightsOptions {
 }
 
 /**
- * The ImageInsightsService implementation: diffs of two manifests and the OpenVEX document of
- * one, read from the scan data (image_scans, image_packages, vuln_reports) and advisories.
+ * The ImageInsightsService implementation: diffs of two manifests, the package list and the
+ * OpenVEX document of one, read from the scan data (image_scans, image_packages, vuln_reports) and advisories.
  */
 export function createImageInsightsService(
   ctx: RegistryContext,
@@ -52,6 +53,11 @@ export function createImageInsightsService(
         to: req.to,
         architectures: diffPlatforms(from, to),
       };
+    },
+
+    async listImagePackages(req, call) {
+      const repo = await loadReadableRepo(ctx, call, req.repo, { digest: req.digest });
+      return imagePackages(repo.uid, req.digest, await scanned(repo, req.digest));
     },
 
     async getImageVex(req, call) {

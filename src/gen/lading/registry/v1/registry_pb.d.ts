@@ -115,6 +115,83 @@ export declare type ListEolTagsResponse = Message<"lading.registry.v1.ListEolTag
 export declare const ListEolTagsResponseSchema: GenMessage<ListEolTagsResponse>;
 
 /**
+ * ListTagHistoryRequest names the tag and the time window.
+ *
+ * @generated from message lading.registry.v1.ListTagHistoryRequest
+ */
+export declare type ListTagHistoryRequest = Message<"lading.registry.v1.ListTagHistoryRequest"> & {
+  /**
+   * The tag uid.
+   *
+   * @generated from field: string parent_id = 1;
+   */
+  parentId: string;
+
+  /**
+   * Only records updated at or after this ISO 8601 timestamp.
+   *
+   * @generated from field: string start = 2;
+   */
+  start: string;
+
+  /**
+   * Only records updated at or before this ISO 8601 timestamp.
+   *
+   * @generated from field: string end = 3;
+   */
+  end: string;
+};
+
+/**
+ * Describes the message lading.registry.v1.ListTagHistoryRequest.
+ * Use `create(ListTagHistoryRequestSchema)` to create a new message.
+ */
+export declare const ListTagHistoryRequestSchema: GenMessage<ListTagHistoryRequest>;
+
+/**
+ * TagHistoryRecord is one move of a tag.
+ *
+ * @generated from message lading.registry.v1.TagHistoryRecord
+ */
+export declare type TagHistoryRecord = Message<"lading.registry.v1.TagHistoryRecord"> & {
+  /**
+   * When the tag moved to digest. ISO 8601 UTC with milliseconds.
+   *
+   * @generated from field: string update_timestamp = 1;
+   */
+  updateTimestamp: string;
+
+  /**
+   * @generated from field: string digest = 2;
+   */
+  digest: string;
+};
+
+/**
+ * Describes the message lading.registry.v1.TagHistoryRecord.
+ * Use `create(TagHistoryRecordSchema)` to create a new message.
+ */
+export declare const TagHistoryRecordSchema: GenMessage<TagHistoryRecord>;
+
+/**
+ * ListTagHistoryResponse is the v1 list envelope, oldest first.
+ *
+ * @generated from message lading.registry.v1.ListTagHistoryResponse
+ */
+export declare type ListTagHistoryResponse = Message<"lading.registry.v1.ListTagHistoryResponse"> & {
+  /**
+   * @generated from field: repeated lading.registry.v1.TagHistoryRecord items = 1;
+   */
+  items: TagHistoryRecord[];
+};
+
+/**
+ * Describes the message lading.registry.v1.ListTagHistoryResponse.
+ * Use `create(ListTagHistoryResponseSchema)` to create a new message.
+ */
+export declare const ListTagHistoryResponseSchema: GenMessage<ListTagHistoryResponse>;
+
+/**
  * RegistryService is the v1 registry API (ListEolTags, GetVulnReport, the daily counts) kept until a v2 equivalent ships (spec Versioning 4).
  *
  * @generated from service lading.registry.v1.RegistryService
@@ -151,6 +228,18 @@ export declare const RegistryService: GenService<{
     methodKind: "unary";
     input: typeof ListVulnCountReportsRequestSchema;
     output: typeof ListVulnCountReportsResponseSchema;
+  },
+  /**
+   * ListTagHistory lists the digests tag parent_id has pointed to, oldest first, at most 1000
+   * records, windowed by start and end (both inclusive): the API twin of the registry's
+   * /v2/<org>/<image>/_lading/history/<tag>. Capability tag.list.
+   *
+   * @generated from rpc lading.registry.v1.RegistryService.ListTagHistory
+   */
+  listTagHistory: {
+    methodKind: "unary";
+    input: typeof ListTagHistoryRequestSchema;
+    output: typeof ListTagHistoryResponseSchema;
   },
   /**
    * ListVulnCountReportsCumulative is ListVulnCountReports with each day's id lists the union

@@ -531,6 +531,133 @@ export declare type VexComponent = Message<"lading.registry.v2.VexComponent"> & 
 export declare const VexComponentSchema: GenMessage<VexComponent>;
 
 /**
+ * ListImagePackagesRequest names one manifest of a repo.
+ *
+ * @generated from message lading.registry.v2.ListImagePackagesRequest
+ */
+export declare type ListImagePackagesRequest = Message<"lading.registry.v2.ListImagePackagesRequest"> & {
+  /**
+   * Required. The repo uid.
+   *
+   * @generated from field: string repo = 1;
+   */
+  repo: string;
+
+  /**
+   * Required. The manifest: an image, or an index of images.
+   *
+   * @generated from field: string digest = 2;
+   */
+  digest: string;
+};
+
+/**
+ * Describes the message lading.registry.v2.ListImagePackagesRequest.
+ * Use `create(ListImagePackagesRequestSchema)` to create a new message.
+ */
+export declare const ListImagePackagesRequestSchema: GenMessage<ListImagePackagesRequest>;
+
+/**
+ * ImagePackages is the package list of a manifest, one entry per architecture.
+ *
+ * @generated from message lading.registry.v2.ImagePackages
+ */
+export declare type ImagePackages = Message<"lading.registry.v2.ImagePackages"> & {
+  /**
+   * @generated from field: string repo_uid = 1;
+   */
+  repoUid: string;
+
+  /**
+   * @generated from field: string digest = 2;
+   */
+  digest: string;
+
+  /**
+   * @generated from field: repeated lading.registry.v2.PlatformPackages architectures = 3;
+   */
+  architectures: PlatformPackages[];
+};
+
+/**
+ * Describes the message lading.registry.v2.ImagePackages.
+ * Use `create(ImagePackagesSchema)` to create a new message.
+ */
+export declare const ImagePackagesSchema: GenMessage<ImagePackages>;
+
+/**
+ * PlatformPackages is the package list of one architecture's image manifest.
+ *
+ * @generated from message lading.registry.v2.PlatformPackages
+ */
+export declare type PlatformPackages = Message<"lading.registry.v2.PlatformPackages"> & {
+  /**
+   * @generated from field: string architecture = 1;
+   */
+  architecture: string;
+
+  /**
+   * The image manifest and its scan state; the list is empty until the scan is done.
+   *
+   * @generated from field: lading.registry.v2.ImageSide image = 2;
+   */
+  image?: ImageSide | undefined;
+
+  /**
+   * Packages in all; more than the list holds when it was cut at 5000.
+   *
+   * @generated from field: int32 total_count = 3;
+   */
+  totalCount: number;
+
+  /**
+   * @generated from field: repeated lading.registry.v2.ImagePackage packages = 4;
+   */
+  packages: ImagePackage[];
+};
+
+/**
+ * Describes the message lading.registry.v2.PlatformPackages.
+ * Use `create(PlatformPackagesSchema)` to create a new message.
+ */
+export declare const PlatformPackagesSchema: GenMessage<PlatformPackages>;
+
+/**
+ * ImagePackage is one package of an image's SBOM.
+ *
+ * @generated from message lading.registry.v2.ImagePackage
+ */
+export declare type ImagePackage = Message<"lading.registry.v2.ImagePackage"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string version = 2;
+   */
+  version: string;
+
+  /**
+   * apk, deb, npm, pypi, maven, golang…
+   *
+   * @generated from field: string ecosystem = 3;
+   */
+  ecosystem: string;
+
+  /**
+   * @generated from field: string purl = 4;
+   */
+  purl: string;
+};
+
+/**
+ * Describes the message lading.registry.v2.ImagePackage.
+ * Use `create(ImagePackageSchema)` to create a new message.
+ */
+export declare const ImagePackageSchema: GenMessage<ImagePackage>;
+
+/**
  * ImageInsightsService compares two manifests of a repo and states, as OpenVEX, how the
  * vulnerabilities matched in an image apply to it; read-only, computed from the scan data.
  *
@@ -548,6 +675,18 @@ export declare const ImageInsightsService: GenService<{
     methodKind: "unary";
     input: typeof DiffImagesRequestSchema;
     output: typeof ImageDiffSchema;
+  },
+  /**
+   * ListImagePackages lists the packages of manifest digest of repo repo, per architecture, as
+   * its scan found them (the pushed SBOM in use, or the one Lading generated): sorted by name
+   * and version, at most 5000 per architecture. Same capabilities as DiffImages.
+   *
+   * @generated from rpc lading.registry.v2.ImageInsightsService.ListImagePackages
+   */
+  listImagePackages: {
+    methodKind: "unary";
+    input: typeof ListImagePackagesRequestSchema;
+    output: typeof ImagePackagesSchema;
   },
   /**
    * GetImageVex states the vulnerabilities of manifest digest of repo repo as an OpenVEX

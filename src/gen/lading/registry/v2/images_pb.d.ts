@@ -54,6 +54,13 @@ export declare type Image = Message<"lading.registry.v2.Image"> & {
    * @generated from field: int64 size = 6;
    */
   size: bigint;
+
+  /**
+   * The layers of that architecture's image manifest, in manifest order (base first).
+   *
+   * @generated from field: repeated lading.registry.v2.Layer layers = 7;
+   */
+  layers: Layer[];
 };
 
 /**
@@ -61,6 +68,34 @@ export declare type Image = Message<"lading.registry.v2.Image"> & {
  * Use `create(ImageSchema)` to create a new message.
  */
 export declare const ImageSchema: GenMessage<Image>;
+
+/**
+ * Layer is one layer of an image manifest, as its descriptor names it.
+ *
+ * @generated from message lading.registry.v2.Layer
+ */
+export declare type Layer = Message<"lading.registry.v2.Layer"> & {
+  /**
+   * @generated from field: string digest = 1;
+   */
+  digest: string;
+
+  /**
+   * @generated from field: string media_type = 2;
+   */
+  mediaType: string;
+
+  /**
+   * @generated from field: int64 size = 3;
+   */
+  size: bigint;
+};
+
+/**
+ * Describes the message lading.registry.v2.Layer.
+ * Use `create(LayerSchema)` to create a new message.
+ */
+export declare const LayerSchema: GenMessage<Layer>;
 
 /**
  * GetImageRequest names a manifest by repo and digest.

@@ -10,7 +10,7 @@ import { file_lading_iam_v2_annotations } from "../../iam/v2/annotations_pb.js";
  * Describes the file lading/registry/v2/images.proto.
  */
 export const file_lading_registry_v2_images = /*@__PURE__*/
-  fileDesc("Ch9sYWRpbmcvcmVnaXN0cnkvdjIvaW1hZ2VzLnByb3RvEhJsYWRpbmcucmVnaXN0cnkudjIieAoFSW1hZ2USEAoIcmVwb191aWQYASABKAkSDgoGZGlnZXN0GAIgASgJEhIKCm1lZGlhX3R5cGUYAyABKAkSFQoNYXJjaGl0ZWN0dXJlcxgEIAMoCRIUCgxhcmNoaXRlY3R1cmUYBSABKAkSDAoEc2l6ZRgGIAEoAyJJCg9HZXRJbWFnZVJlcXVlc3QSEAoIcmVwb191aWQYASABKAkSDgoGZGlnZXN0GAIgASgJEhQKDGFyY2hpdGVjdHVyZRgDIAEoCTKlAQoNSW1hZ2VzU2VydmljZRKTAQoIR2V0SW1hZ2USIy5sYWRpbmcucmVnaXN0cnkudjIuR2V0SW1hZ2VSZXF1ZXN0GhkubGFkaW5nLnJlZ2lzdHJ5LnYyLkltYWdlIkf6zxgaCglyZXBvLmxpc3QKDW1hbmlmZXN0Lmxpc3SC0+STAiMSIS9yZWdpc3RyeS92Mi9pbWFnZXMve3JlcG9fdWlkPSoqfWIGcHJvdG8z", [file_google_api_annotations, file_lading_iam_v2_annotations]);
+  fileDesc("Ch9sYWRpbmcvcmVnaXN0cnkvdjIvaW1hZ2VzLnByb3RvEhJsYWRpbmcucmVnaXN0cnkudjIiowEKBUltYWdlEhAKCHJlcG9fdWlkGAEgASgJEg4KBmRpZ2VzdBgCIAEoCRISCgptZWRpYV90eXBlGAMgASgJEhUKDWFyY2hpdGVjdHVyZXMYBCADKAkSFAoMYXJjaGl0ZWN0dXJlGAUgASgJEgwKBHNpemUYBiABKAMSKQoGbGF5ZXJzGAcgAygLMhkubGFkaW5nLnJlZ2lzdHJ5LnYyLkxheWVyIjkKBUxheWVyEg4KBmRpZ2VzdBgBIAEoCRISCgptZWRpYV90eXBlGAIgASgJEgwKBHNpemUYAyABKAMiSQoPR2V0SW1hZ2VSZXF1ZXN0EhAKCHJlcG9fdWlkGAEgASgJEg4KBmRpZ2VzdBgCIAEoCRIUCgxhcmNoaXRlY3R1cmUYAyABKAkypQEKDUltYWdlc1NlcnZpY2USkwEKCEdldEltYWdlEiMubGFkaW5nLnJlZ2lzdHJ5LnYyLkdldEltYWdlUmVxdWVzdBoZLmxhZGluZy5yZWdpc3RyeS52Mi5JbWFnZSJH+s8YGgoJcmVwby5saXN0Cg1tYW5pZmVzdC5saXN0gtPkkwIjEiEvcmVnaXN0cnkvdjIvaW1hZ2VzL3tyZXBvX3VpZD0qKn1iBnByb3RvMw", [file_google_api_annotations, file_lading_iam_v2_annotations]);
 
 /**
  * Describes the message lading.registry.v2.Image.
@@ -20,11 +20,18 @@ export const ImageSchema = /*@__PURE__*/
   messageDesc(file_lading_registry_v2_images, 0);
 
 /**
+ * Describes the message lading.registry.v2.Layer.
+ * Use `create(LayerSchema)` to create a new message.
+ */
+export const LayerSchema = /*@__PURE__*/
+  messageDesc(file_lading_registry_v2_images, 1);
+
+/**
  * Describes the message lading.registry.v2.GetImageRequest.
  * Use `create(GetImageRequestSchema)` to create a new message.
  */
 export const GetImageRequestSchema = /*@__PURE__*/
-  messageDesc(file_lading_registry_v2_images, 1);
+  messageDesc(file_lading_registry_v2_images, 2);
 
 /**
  * ImagesService describes stored images; read-only.

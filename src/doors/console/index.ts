@@ -1,0 +1,7 @@
+export {
+  type ConsoleFiles,
+  type ConsoleFilesOptions,
+  consoleCsp,
+  createConsoleFiles,
+  defaultConsoleDir,
+} from "./console-files.ts";
