@@ -92,21 +92,39 @@ it("reads the connection timeouts and cap, with their defaults", () => {
   assert.deepEqual(resolveConfig({}, {}).connections, {
     headersTimeoutMs: 20_000,
     requestIdleTimeoutMs: 30_000,
+    requestBodyTimeoutMs: 30_000,
+    minBodyBytesPerSecond: 1024,
+    bodyRateWindowMs: 10_000,
     keepAliveTimeoutMs: 15_000,
     maxConnections: 10_000,
   });
   const env = {
     LADING_HEADERS_TIMEOUT: "5s",
     LADING_REQUEST_IDLE_TIMEOUT: "1m30s",
+    LADING_REQUEST_BODY_TIMEOUT: "45s",
+    LADING_MIN_BODY_RATE: "4KiB/s",
+    LADING_BODY_RATE_WINDOW: "5s",
     LADING_KEEP_ALIVE_TIMEOUT: "750ms",
     LADING_MAX_CONNECTIONS: "2000",
   };
-  assert.deepEqual(resolveConfig({ maxConnections: "50" }, env).connections, {
+  assert.deepEqual(resolveConfig({ maxConnections: "50", minBodyRate: "512" }, env).connections, {
     headersTimeoutMs: 5_000,
     requestIdleTimeoutMs: 90_000,
+    requestBodyTimeoutMs: 45_000,
+    minBodyBytesPerSecond: 512,
+    bodyRateWindowMs: 5_000,
     keepAliveTimeoutMs: 750,
     maxConnections: 50,
   });
+  assert.equal(resolveConfig({ minBodyRate: "0" }, {}).connections.minBodyBytesPerSecond, 0);
+  assert.equal(resolveConfig({}, env).connections.minBodyBytesPerSecond, 4096);
+  assert.throws(() => resolveConfig({ requestBodyTimeout: "30" }, {}), /--request-body-timeout/);
+  assert.throws(() => resolveConfig({ minBodyRate: "1KB/s" }, {}), /--min-body-rate/);
+  assert.throws(
+    () => resolveConfig({}, { LADING_MIN_BODY_RATE: "-1" }),
+    /LADING_MIN_BODY_RATE must be 0 or a size/,
+  );
+  assert.throws(() => resolveConfig({ bodyRateWindow: "0s" }, {}), /--body-rate-window/);
   assert.throws(() => resolveConfig({ headersTimeout: "20" }, {}), /--headers-timeout.*20s/);
   assert.throws(() => resolveConfig({ requestIdleTimeout: "0s" }, {}), /--request-idle-timeout/);
   assert.throws(() => resolveConfig({ keepAliveTimeout: "soon" }, {}), /--keep-alive-timeout/);

@@ -72,6 +72,9 @@ export interface ConfigInput {
   requiredTerms?: string;
   headersTimeout?: string;
   requestIdleTimeout?: string;
+  requestBodyTimeout?: string;
+  minBodyRate?: string;
+  bodyRateWindow?: string;
   keepAliveTimeout?: string;
   maxConnections?: string;
   logFormat?: string;
@@ -102,6 +105,9 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   requiredTerms: "LADING_REQUIRED_TERMS",
   headersTimeout: "LADING_HEADERS_TIMEOUT",
   requestIdleTimeout: "LADING_REQUEST_IDLE_TIMEOUT",
+  requestBodyTimeout: "LADING_REQUEST_BODY_TIMEOUT",
+  minBodyRate: "LADING_MIN_BODY_RATE",
+  bodyRateWindow: "LADING_BODY_RATE_WINDOW",
   keepAliveTimeout: "LADING_KEEP_ALIVE_TIMEOUT",
   maxConnections: "LADING_MAX_CONNECTIONS",
   logFormat: "LADING_LOG_FORMAT",
@@ -219,6 +225,9 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
   const connections = resolveConnectionLimits({
     headersTimeout: pick("headersTimeout"),
     requestIdleTimeout: pick("requestIdleTimeout"),
+    requestBodyTimeout: pick("requestBodyTimeout"),
+    minBodyRate: pick("minBodyRate"),
+    bodyRateWindow: pick("bodyRateWindow"),
     keepAliveTimeout: pick("keepAliveTimeout"),
     maxConnections: pick("maxConnections"),
   });

@@ -1,3 +1,4 @@
+import { parseByteSize } from "./byte-size.ts";
 import { parseDurationMs } from "./duration.ts";
 
 /**
@@ -18,6 +19,27 @@ export interface ConnectionLimits {
    * 30 s.
    */
   requestIdleTimeoutMs: number;
+  /**
+   * A request body must arrive whole within this long of its headers, or the request is cut.
+   * Uploads of an authenticated caller (blobs and manifests on the registry, library
+   * publishes) are exempt: they are held to `requestIdleTimeoutMs` only, so a large layer on a
+   * slow link finishes. After an early answer (a refusal sent before the body was read) the
+   * rest of any body is held to this from the answer. Default 30 s: every body the API reads
+   * is at most 1 MiB.
+   */
+  requestBodyTimeoutMs: number;
+  /**
+   * A request body held to `requestBodyTimeoutMs` must also bring at least this many bytes a
+   * second, averaged over `bodyRateWindowMs`, until it is whole; 0 turns the check off. Bytes
+   * the server has not read yet count as arrived. Default 1 KiB/s (10 KiB per 10 s window).
+   */
+  minBodyBytesPerSecond: number;
+  /**
+   * The window the minimum body rate is measured over: a body is first measured once it has
+   * been arriving this long, so a stall of a few seconds on a bad link does not cut it. Default
+   * 10 s.
+   */
+  bodyRateWindowMs: number;
   /** A connection (or HTTP/2 session) with no request in flight is closed after this long. Default 15 s. */
   keepAliveTimeoutMs: number;
   /**
@@ -32,14 +54,23 @@ export interface ConnectionLimits {
 export const defaultConnectionLimits: Readonly<ConnectionLimits> = Object.freeze({
   headersTimeoutMs: 20_000,
   requestIdleTimeoutMs: 30_000,
+  requestBodyTimeoutMs: 30_000,
+  minBodyBytesPerSecond: 1024,
+  bodyRateWindowMs: 10_000,
   keepAliveTimeoutMs: 15_000,
   maxConnections: 10_000,
 });
 
-/** The settings as text (`20s`, `500ms`; a count for `maxConnections`); absent means the default. */
+/**
+ * The settings as text (`20s`, `500ms`; a count for `maxConnections`; a size a second such as
+ * `1KiB` or `1KiB/s` for `minBodyRate`, `0` for none); absent means the default.
+ */
 export interface ConnectionLimitsInput {
   headersTimeout?: string;
   requestIdleTimeout?: string;
+  requestBodyTimeout?: string;
+  minBodyRate?: string;
+  bodyRateWindow?: string;
   keepAliveTimeout?: string;
   maxConnections?: string;
 }
@@ -64,6 +95,13 @@ export function resolveConnectionLimits(input: ConnectionLimitsInput): Connectio
       "--request-idle-timeout",
       d.requestIdleTimeoutMs,
     ),
+    requestBodyTimeoutMs: duration(
+      input.requestBodyTimeout,
+      "--request-body-timeout",
+      d.requestBodyTimeoutMs,
+    ),
+    minBodyBytesPerSecond: bodyRate(input.minBodyRate, d.minBodyBytesPerSecond),
+    bodyRateWindowMs: duration(input.bodyRateWindow, "--body-rate-window", d.bodyRateWindowMs),
     keepAliveTimeoutMs: duration(
       input.keepAliveTimeout,
       "--keep-alive-timeout",
@@ -71,4 +109,15 @@ export function resolveConnectionLimits(input: ConnectionLimitsInput): Connectio
     ),
     maxConnections: Number(max),
   };
+}
+
+/** `--min-body-rate`: `0`, or a size a second (`1KiB`, `1KiB/s`, `2048`). */
+function bodyRate(text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  if (text.trim() === "0") return 0;
+  const size = parseByteSize(text.trim().replace(/\/s$/i, ""));
+  if (size.error !== undefined) {
+    throw new Error(`--min-body-rate must be 0 or a size a second such as 1KiB/s, got "${text}"`);
+  }
+  return size.value as number;
 }

@@ -1,4 +1,5 @@
 export * from "./access.ts";
+export * from "./authenticated-uploads.ts";
 export * from "./call.ts";
 export * from "./define-resource.ts";
 export * from "./error-details.ts";

@@ -1,16 +1,18 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { ConnectionLimits } from "../config/index.ts";
+import { type BodyWatch, watchBody } from "./body-watch.ts";
 
 /** What Node itself answers when request headers do not arrive in time. */
 const REQUEST_TIMEOUT = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n";
 
 /**
- * After an early answer, at most this much of the rest of the body is read and discarded, for
- * at most {@link DRAIN_MS}: enough for any body the API refuses (limit 1 MiB) to arrive whole.
+ * After an early answer, at most this much of the rest of the body is read and discarded (within
+ * the body limits): enough for any body the API refuses (limit 1 MiB) to arrive whole, and for a
+ * refused library form of 100,000 parts.
  */
 const DRAIN_BYTES = 8 * 1024 * 1024;
-/** See {@link DRAIN_BYTES}. */
+/** How long a refused request head, or an HTTP/2 answer that has not left, is waited on. */
 export const DRAIN_MS = 5_000;
 /** How often a drain checks its bounds. */
 const DRAIN_TICK_MS = 50;
@@ -31,8 +33,9 @@ export interface Http1Connection {
  * - headers: a deadline from the hand-over, and again from each moment the connection has no
  *   request in flight (then keep-alive plus headers timeout), cleared when a request's headers
  *   are complete. On expiry a connection that sent part of a request gets Node's 408.
- * - bodies: a request body that brings no byte for `requestIdleTimeoutMs` while the server waits
- *   for it cuts the connection, which fails the handler's read and frees what it holds.
+ * - bodies: held to the idle timeout, and unless the request is an authenticated upload to the
+ *   body deadline and minimum rate ({@link watchBody}); one that breaks a limit cuts the
+ *   connection, which fails the handler's read and frees what it holds.
  * - keep-alive: Node's `keepAliveTimeout` (set by the listener) closes silent idle connections.
  * - early answers: see {@link drainAfterAnswer}.
  *
@@ -72,9 +75,9 @@ export function watchHttp1Connection(
       active++;
       bytesAtRequest = socket.bytesRead;
       clearTimeout(deadline);
-      if (hasBody(req)) watchBody(socket, req, limits.requestIdleTimeoutMs);
+      const body = hasBody(req) ? watchHttp1Body(socket, req, limits) : undefined;
       res.once("finish", () => {
-        if (!req.complete) drainAfterAnswer(socket, req);
+        if (body && !req.complete) drainAfterAnswer(socket, req, body);
       });
       res.once("close", () => {
         if (--active > 0) return;
@@ -92,49 +95,39 @@ function hasBody(req: IncomingMessage): boolean {
 }
 
 /**
- * Destroys the connection once the body of `req` has brought no byte for `idleMs`. Bytes the
- * handler has not read yet mean the server is behind, not the client, so they count as
- * progress. Checks four times per period: a stall is cut after 1 to 1.25 periods.
+ * Holds the body of `req` to the body limits ({@link watchBody}); a body that breaks one
+ * closes the connection, which fails the handler's read and frees what it holds. The socket's
+ * byte count is the body's: requests on one connection come one after another.
  */
-function watchBody(socket: Socket, req: IncomingMessage, idleMs: number): void {
-  let seen = socket.bytesRead;
-  let quietSince = Date.now();
-  const timer = setInterval(
-    () => {
-      if (req.complete || socket.destroyed) {
-        clearInterval(timer);
-        return;
-      }
-      if (socket.bytesRead !== seen || req.readableLength > 0) {
-        seen = socket.bytesRead;
-        quietSince = Date.now();
-        return;
-      }
-      if (Date.now() - quietSince < idleMs) return;
-      clearInterval(timer);
-      socket.destroy();
+function watchHttp1Body(socket: Socket, req: IncomingMessage, limits: ConnectionLimits) {
+  return watchBody(
+    req,
+    {
+      received: () => socket.bytesRead,
+      behind: () => req.readableLength > 0,
+      done: () => req.complete || socket.destroyed,
+      cut: () => socket.destroy(),
     },
-    Math.max(1, Math.floor(idleMs / 4)),
+    limits,
   );
-  timer.unref();
 }
 
 /**
  * An answer went out while the client is still sending its body (a 413, a 401 on a blob
- * PATCH). Node then either keeps the connection and reads the rest without bound, or, when the
- * answer closes the connection, destroys the socket as soon as the answer is written: with body
- * bytes still unread the kernel resets the connection, and a client busy sending often fails
- * with EPIPE or ECONNRESET without reading the answer. Instead the rest of the body is read and
- * discarded, within {@link DRAIN_BYTES} and {@link DRAIN_MS}; a closing connection closes once
- * the body has arrived (the reset-free way, like nginx's lingering close), and a connection past
- * the bounds is destroyed.
+ * PATCH, a form refused at its 1001st part). Node then either keeps the connection and reads
+ * the rest without bound, or, when the answer closes the connection, destroys the socket as
+ * soon as the answer is written: with body bytes still unread the kernel resets the connection,
+ * and a client busy sending (pip, twine) fails with EPIPE or ECONNRESET without reading the
+ * answer. Instead the rest of the body is read and discarded, at most {@link DRAIN_BYTES}, under
+ * the body limits (`watch`, told of the answer); a closing connection closes once the body has
+ * arrived (the reset-free way, like nginx's lingering close), and one past the bounds is cut.
  */
-function drainAfterAnswer(socket: Socket, req: IncomingMessage): void {
+function drainAfterAnswer(socket: Socket, req: IncomingMessage, watch: BodyWatch): void {
+  watch.answered();
   // Node's destroySoon() has ended the socket and waits for 'finish' to destroy it.
   const closing = socket.listeners("finish").includes(socket.destroy);
   if (closing) socket.removeListener("finish", socket.destroy);
   const startBytes = socket.bytesRead;
-  const until = Date.now() + DRAIN_MS;
   const done = () => {
     clearInterval(timer);
     if (!closing || socket.destroyed) return;
@@ -143,14 +136,21 @@ function drainAfterAnswer(socket: Socket, req: IncomingMessage): void {
   };
   const timer = setInterval(() => {
     if (socket.destroyed || req.complete) return done();
-    if (socket.bytesRead - startBytes > DRAIN_BYTES || Date.now() > until) {
+    if (socket.bytesRead - startBytes > DRAIN_BYTES) {
       clearInterval(timer);
       socket.destroy();
     }
   }, DRAIN_TICK_MS);
   timer.unref();
   req.once("end", done);
-  req.resume();
+  // Read whichever way the handler was reading: a 'readable' listener (say, of an async
+  // iterator the handler left when it refused the body) makes resume() do nothing, and the
+  // body would sit unread until the connection was cut.
+  const discard = () => {
+    while (req.read() !== null);
+  };
+  req.on("readable", discard);
+  discard();
 }
 
 const clientErrorStatus: Record<string, string> = {
@@ -162,7 +162,7 @@ const clientErrorStatus: Record<string, string> = {
  * closes the connection without a reset. Node's own answer destroys the socket as soon as it is
  * written, so a client still sending a long head often reads a reset instead of the 431; here
  * the answer is sent, our side half-closed, and what the client still sends is read and
- * discarded within the same bounds as {@link drainAfterAnswer}.
+ * discarded, at most {@link DRAIN_BYTES} for at most {@link DRAIN_MS}.
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   // Only the HTTP parser's refusals get an answer; anything else (a reset, a TLS handshake that

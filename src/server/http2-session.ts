@@ -4,6 +4,7 @@ import http2, {
   type ServerHttp2Stream,
 } from "node:http2";
 import type { ConnectionLimits } from "../config/index.ts";
+import { watchBody } from "./body-watch.ts";
 import { DRAIN_MS } from "./http1-connection.ts";
 
 /** Streams one session may have open at once (Node's default is unlimited); nginx uses 128. */
@@ -41,28 +42,44 @@ export function watchHttp2Session(session: ServerHttp2Session, limits: Connectio
 }
 
 /**
- * Watches the body of an HTTP/2 request. A body that brings no frame for `requestIdleTimeoutMs`
- * while the server waits for it cancels the stream (RST_STREAM CANCEL), which fails the
- * handler's read and frees what it holds; bytes the handler has not read yet mean the server is
- * behind, so they do not count as a stall. See {@link endAfterAnswer} for answers that do not
- * wait for the body.
+ * Holds the body of an HTTP/2 request to the body limits ({@link watchBody}); a body that breaks
+ * one cancels the stream (RST_STREAM CANCEL), which fails the handler's read and frees what it
+ * holds, while the session's other streams go on. See {@link endAfterAnswer} for answers that do
+ * not wait for the body.
  */
-export function watchHttp2Request(req: Http2ServerRequest, idleMs: number): void {
+export function watchHttp2Request(req: Http2ServerRequest, limits: ConnectionLimits): void {
   const { stream } = req;
   if (stream.endAfterHeaders) return;
-  stream.setTimeout(idleMs);
-  stream.on("timeout", () => {
-    if (bodyDone(stream)) {
-      stream.setTimeout(0);
-    } else if (req.readableLength > 0 || stream.readableLength > 0) {
-      stream.setTimeout(idleMs);
-    } else {
-      stream.close(http2.constants.NGHTTP2_CANCEL);
-    }
-  });
+  const watch = watchBody(
+    req,
+    {
+      received: countReceived(stream),
+      behind: () => req.readableLength > 0 || stream.readableLength > 0,
+      done: () => bodyDone(stream),
+      cut: () => stream.close(http2.constants.NGHTTP2_CANCEL),
+    },
+    limits,
+  );
   stream.once("finish", () => {
-    if (!bodyDone(stream)) endAfterAnswer(stream);
+    if (bodyDone(stream)) return;
+    watch.answered();
+    endAfterAnswer(stream);
   });
+}
+
+/**
+ * The body bytes `stream` has received so far. Node hands each DATA frame's bytes to the
+ * stream's `push`, which is wrapped to count them: a 'data' listener would start the stream
+ * flowing before the request reads it (the compatibility layer attaches its own on first read).
+ */
+function countReceived(stream: ServerHttp2Stream): () => number {
+  let received = 0;
+  const push = stream.push;
+  stream.push = function (this: ServerHttp2Stream, chunk: unknown, encoding?: BufferEncoding) {
+    if (chunk) received += (chunk as Uint8Array).length;
+    return push.call(this, chunk, encoding);
+  };
+  return () => received;
 }
 
 const bodyDone = (stream: ServerHttp2Stream) => stream.destroyed || stream.state.remoteClose === 1;

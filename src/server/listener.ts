@@ -93,7 +93,7 @@ export function createListener(options: ListenerOptions): Listener {
       h1Sockets.get(req.socket as Socket)?.watch(req as IncomingMessage, res as ServerResponse);
       if (closing) res.setHeader("connection", "close");
     } else {
-      watchHttp2Request(req as http2.Http2ServerRequest, limits.requestIdleTimeoutMs);
+      watchHttp2Request(req as http2.Http2ServerRequest, limits);
     }
     options.handler(req, res);
   };

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { connect } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { builtInRoleUid } from "../../src/auth/built-in-roles.ts";
 import { addIdentity, bind } from "../support/iam-fixtures.ts";
@@ -233,6 +234,47 @@ for (const pair of registryPairs) {
       });
       assert.equal(res.status, 400);
       assert.match(await res.text(), /malformed upload/);
+    });
+
+    it("answers a form of 100,000 parts with its 400, read by a client that sends it all first", async () => {
+      // pip and twine (requests) write the whole body before they read: the refusal at part
+      // 1001 must wait for them, and the connection then closes without a reset.
+      const boundary = "lading-many-parts";
+      const parts = Array.from(
+        { length: 100_000 },
+        (_, i) => `--${boundary}\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nx\r\n`,
+      );
+      const body = Buffer.from(`${parts.join("")}--${boundary}--\r\n`);
+      const url = new URL(root());
+      const socket = connect({ port: Number(url.port), host: url.hostname, allowHalfOpen: true });
+      let failure: Error | undefined;
+      socket.on("error", (error) => (failure = error));
+      const received: Buffer[] = [];
+      socket.on("data", (chunk: Buffer) => received.push(chunk));
+      const closed = new Promise((resolve) => socket.once("close", resolve));
+      await new Promise((resolve) => socket.once("connect", resolve));
+      socket.write(
+        `POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${owner}\r\n` +
+          `Content-Type: multipart/form-data; boundary=${boundary}\r\n` +
+          `Content-Length: ${body.length}\r\n\r\n`,
+      );
+      for (let at = 0; at < body.length && !failure; at += 64 * 1024) {
+        if (!socket.write(body.subarray(at, at + 64 * 1024))) {
+          await new Promise((drained) => socket.once("drain", drained).once("close", drained));
+        }
+      }
+      socket.end();
+      await closed;
+      assert.equal(failure, undefined, "the client was reset");
+      const text = Buffer.concat(received).toString("utf8");
+      const answer = {
+        status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(text)?.[1]),
+        text,
+        connection: /\r\nconnection: (\S+)\r\n/i.exec(text)?.[1],
+      };
+      assert.equal(answer.status, 400, answer.text);
+      assert.match(answer.text, /more than 1000 parts/);
+      assert.equal(answer.connection, "close");
     });
 
     it("asks for credentials, hides acme from other organisations, refuses viewers", async () => {

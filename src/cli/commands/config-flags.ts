@@ -71,6 +71,21 @@ export const configFlags: FlagSpec[] = [
     help: "a request body that makes no progress this long is cut (default 30s)",
   },
   {
+    name: "request-body-timeout",
+    value: "DURATION",
+    help: "a request body must arrive whole this soon; authenticated uploads are exempt (default 30s)",
+  },
+  {
+    name: "min-body-rate",
+    value: "SIZE",
+    help: "a body must bring this much a second, 0 for no minimum (default 1KiB/s)",
+  },
+  {
+    name: "body-rate-window",
+    value: "DURATION",
+    help: "the window the minimum body rate is measured over (default 10s)",
+  },
+  {
     name: "keep-alive-timeout",
     value: "DURATION",
     help: "idle keep-alive connections and HTTP/2 sessions close (default 15s)",
@@ -133,6 +148,9 @@ export function configFromFlags(parsed: ParsedArgs): ConfigInput {
     requiredTerms: text("required-terms"),
     headersTimeout: text("headers-timeout"),
     requestIdleTimeout: text("request-idle-timeout"),
+    requestBodyTimeout: text("request-body-timeout"),
+    minBodyRate: text("min-body-rate"),
+    bodyRateWindow: text("body-rate-window"),
     keepAliveTimeout: text("keep-alive-timeout"),
     maxConnections: text("max-connections"),
     logFormat: text("log-format"),

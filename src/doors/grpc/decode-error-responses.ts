@@ -1,4 +1,5 @@
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { promisify } from "node:util";
+import { brotliDecompress, gunzip } from "node:zlib";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
@@ -17,6 +18,7 @@ import {
 import { findTrailerError, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { trailerFlag, trailerParse, trailerSerialize } from "@connectrpc/connect/protocol-grpc-web";
 import { clientDecodeError } from "./decode-error.ts";
+import { fitTrailers } from "./trailer-budget.ts";
 
 const statusHeaders = ["grpc-status", "grpc-message", "grpc-status-details-bin"];
 const endStream = createEndStreamSerialization(undefined);
@@ -26,7 +28,12 @@ const endStream = createEndStreamSerialization(undefined);
  * cannot decode (see {@link clientDecodeError}). Decoding happens inside connect-es before any
  * interceptor runs, so the error is rewritten where each protocol renders it: the Connect unary
  * error body and HTTP status, the gRPC trailers, the gRPC-Web trailer frame and the Connect
- * end-of-stream frame. Every method of every protocol passes through here.
+ * end-of-stream frame. Every method of every protocol passes through here. Errors are read
+ * as the library wrote them, compressed or not; anything that does not read as an error
+ * passes unchanged, so a rewrite never stands between an answer and its client.
+ *
+ * gRPC trailers are also kept within {@link fitTrailers}' budget, so that a long error reaches
+ * clients that limit the size of the trailers they accept.
  */
 export function withClientDecodeErrors(handler: UniversalHandler): UniversalHandler {
   const rewrite = async (
@@ -36,24 +43,28 @@ export function withClientDecodeErrors(handler: UniversalHandler): UniversalHand
     const type = response.header?.get("content-type") ?? "";
     if (type.startsWith("application/grpc-web")) {
       const encoding = response.header?.get("grpc-encoding") ?? "";
-      return withFrames(
-        response,
-        trailerFlag,
-        (data) => rewriteTrailerFrame(data, handler.method),
-        plainTrailers(encoding),
+      return withFrames(response, trailerFlag, encoding, true, (data) =>
+        rewriteTrailerFrame(data, handler.method),
       );
     }
     if (type.startsWith("application/grpc")) return withTrailer(response, handler.method);
     if (type.startsWith("application/connect+")) {
-      return withFrames(response, endStreamFlag, (data) => rewriteEndStream(data, handler.method));
+      const encoding = response.header?.get("connect-content-encoding") ?? "";
+      return withFrames(response, endStreamFlag, encoding, false, (data) =>
+        rewriteEndStream(data, handler.method),
+      );
     }
-    if (type.startsWith("application/json") && response.status !== 200) {
+    if (type.startsWith("application/json") && mayBeDecodeError(response.status)) {
       return rewriteUnaryError(response, handler.method);
     }
     return response;
   };
   return Object.assign(rewrite, handler);
 }
+
+/** The HTTP statuses of the codes a decode error has: INVALID_ARGUMENT and INTERNAL. */
+const mayBeDecodeError = (status: number) =>
+  status === codeToHttpStatus(Code.InvalidArgument) || status === codeToHttpStatus(Code.Internal);
 
 /** gRPC: the status is in the trailers, complete once the body has been sent. */
 function withTrailer(response: UniversalServerResponse, method: DescMethod) {
@@ -62,21 +73,39 @@ function withTrailer(response: UniversalServerResponse, method: DescMethod) {
   const headers: Headers = trailer;
   async function* rewritten() {
     if (body) yield* body;
-    const found = findTrailerError(headers);
+    const found = readTrailerError(headers);
     const error = found && clientDecodeError(found, method);
-    if (!error) return;
-    for (const name of statusHeaders) headers.delete(name);
-    setTrailerStatus(headers, error);
+    if (error) {
+      for (const name of statusHeaders) headers.delete(name);
+      setTrailerStatus(headers, error);
+    }
+    fitTrailers(headers);
   }
   return { ...response, body: rewritten() };
 }
 
-/** gRPC-Web and Connect streams: the status is the last frame, one frame per chunk. */
+function readTrailerError(headers: Headers): ConnectError | undefined {
+  try {
+    return findTrailerError(headers);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The compressed bit of an envelope's flags. */
+const compressedFlag = 0b00000001;
+
+/**
+ * gRPC-Web and Connect streams: the status is the last frame, one frame per chunk, compressed
+ * by the library when large. `plain`: send that frame uncompressed even when it is not
+ * rewritten (gRPC-Web clients read trailers as plain text).
+ */
 function withFrames(
   response: UniversalServerResponse,
   flag: number,
+  encoding: string,
+  plain: boolean,
   rewrite: (data: Uint8Array) => Uint8Array | undefined,
-  decompress?: (data: Uint8Array) => Uint8Array,
 ): UniversalServerResponse {
   const { body } = response;
   if (!body) return response;
@@ -85,27 +114,50 @@ function withFrames(
       const length =
         chunk.byteLength >= 5 ? new DataView(chunk.buffer, chunk.byteOffset).getUint32(1) : -1;
       const whole = length === chunk.byteLength - 5;
-      // A large trailer frame comes compressed from the library; gRPC-Web clients read
-      // trailers as plain text, so it is sent uncompressed.
-      if (decompress && whole && chunk[0] === (flag | compressedFlag)) {
-        const plain = decompress(chunk.subarray(5));
-        yield encodeEnvelope(flag, rewrite(plain) ?? plain);
+      if (!whole || (chunk[0] !== flag && chunk[0] !== (flag | compressedFlag))) {
+        yield chunk;
         continue;
       }
-      const data = chunk[0] === flag && whole ? rewrite(chunk.subarray(5)) : undefined;
-      yield data ? encodeEnvelope(flag, data) : chunk;
+      const data =
+        chunk[0] === flag ? chunk.subarray(5) : await decompress(chunk.subarray(5), encoding);
+      const changed = data && safely(() => rewrite(data));
+      if (changed) yield encodeEnvelope(flag, changed);
+      else if (data && plain && chunk[0] !== flag) yield encodeEnvelope(flag, data);
+      else yield chunk;
     }
   }
   return { ...response, body: rewritten() };
 }
 
-/** The compressed bit of an envelope's flags. */
-const compressedFlag = 0b00000001;
+/** `f()`, or undefined when it throws: a rewrite that cannot read a frame leaves it alone. */
+function safely<T>(f: () => T | undefined): T | undefined {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}
 
-/** Decompresses a frame of the response's grpc-encoding (the door compresses with these). */
-function plainTrailers(encoding: string): ((data: Uint8Array) => Uint8Array) | undefined {
-  if (encoding === "gzip") return (data) => gunzipSync(data);
-  if (encoding === "br") return (data) => brotliDecompressSync(data);
+const gunzipAsync = promisify(gunzip);
+const brotliDecompressAsync = promisify(brotliDecompress);
+/** Errors are the library's own output; far above any error an API request can cause. */
+const maxErrorBytes = 16 * 1024 * 1024;
+
+/**
+ * `data` decompressed with `encoding` (the door compresses with gzip and brotli, off the main
+ * thread like the library does); undefined for another encoding or data that does not
+ * decompress within {@link maxErrorBytes}.
+ */
+async function decompress(data: Uint8Array, encoding: string): Promise<Uint8Array | undefined> {
+  try {
+    if (encoding === "" || encoding === "identity") return data;
+    if (encoding === "gzip") return await gunzipAsync(data, { maxOutputLength: maxErrorBytes });
+    if (encoding === "br") {
+      return await brotliDecompressAsync(data, { maxOutputLength: maxErrorBytes });
+    }
+  } catch {
+    // Not what the library wrote: left as it is.
+  }
   return undefined;
 }
 
@@ -124,7 +176,11 @@ function rewriteEndStream(data: Uint8Array, method: DescMethod): Uint8Array | un
   return error ? endStream.serialize({ metadata, error }) : undefined;
 }
 
-/** Connect unary: the error is the JSON body, its code also the HTTP status. */
+/**
+ * Connect unary: the error is the JSON body, its code also the HTTP status. The library
+ * compresses a body of 1 KiB or more when the client accepts gzip or brotli (as `fetch` does),
+ * so the body is decompressed before it is read; a rewritten error is sent uncompressed.
+ */
 async function rewriteUnaryError(
   response: UniversalServerResponse,
   method: DescMethod,
@@ -132,18 +188,20 @@ async function rewriteUnaryError(
   const chunks: Uint8Array[] = [];
   for await (const chunk of response.body ?? []) chunks.push(chunk);
   const bytes = Buffer.concat(chunks);
-  const unknown = new ConnectError("unreadable error", Code.Unknown);
-  const found = errorFromJsonBytes(bytes, undefined, unknown);
-  const error = found === unknown ? undefined : clientDecodeError(found, method);
-  const body = error ? errorToJsonBytes(error, undefined) : bytes;
+  const json = await decompress(bytes, response.header?.get("content-encoding") ?? "");
+  const found = json && safely(() => errorFromJsonBytes(json, undefined, unreadable));
+  const error = found && found !== unreadable ? clientDecodeError(found, method) : undefined;
+  if (!error) return { ...response, body: once(bytes) };
+  const body = errorToJsonBytes(error, undefined);
   const header = new Headers(response.header);
-  if (header.has("content-length")) header.set("content-length", String(body.byteLength));
-  return {
-    ...response,
-    status: error ? codeToHttpStatus(error.code) : response.status,
-    header,
-    body: (async function* () {
-      yield body;
-    })(),
-  };
+  header.delete("content-encoding");
+  header.set("content-length", String(body.byteLength));
+  return { ...response, status: codeToHttpStatus(error.code), header, body: once(body) };
+}
+
+/** What errorFromJsonBytes answers for JSON that is no error. */
+const unreadable = new ConnectError("unreadable error", Code.Unknown);
+
+async function* once(bytes: Uint8Array) {
+  yield bytes;
 }

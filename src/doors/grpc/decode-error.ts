@@ -14,7 +14,7 @@ const undecodable: [Code, RegExp, string][] = [
   [Code.Internal, /^parse binary: (.*)$/s, "binary"],
   [Code.Internal, /^(decompression failed)$/, "binary"],
   [Code.Internal, /^(received compressed envelope, but do not know how to decompress)$/, "binary"],
-  [Code.InvalidArgument, /^cannot decode message \S+ from JSON: (.*)$/s, "JSON"],
+  [Code.InvalidArgument, /^cannot decode (?:message|field|enum) \S+ from JSON: (.*)$/s, "JSON"],
 ];
 
 /**

@@ -24,7 +24,7 @@ import {
 import { IdentitiesService } from "../../gen/lading/iam/v2/identities_pb.js";
 import { PingService } from "../../gen/lading/ping/v2/ping_pb.js";
 import { bindService } from "../../rpc/index.ts";
-import { createGrpcDoor } from "./grpc-door.ts";
+import { createGrpcDoor, toConnectError } from "./grpc-door.ts";
 import { reflectionServices } from "./reflection.ts";
 
 const run = promisify(execFile);
@@ -237,6 +237,12 @@ describe("gRPC door", () => {
     assert.match(err.rawMessage, /rid-boom/);
     assert.doesNotMatch(err.rawMessage, /disk/);
     assert.ok(logged.some((entry) => (entry as { requestId?: string }).requestId === "rid-boom"));
+  });
+
+  it("makes the message of an error well-formed, so gRPC can percent-encode it", () => {
+    const error = toConnectError(notFound("iam", "identity", "a\ud800"), "r", log);
+    assert.equal(error.rawMessage, "Not found: identity a\ufffd");
+    assert.doesNotThrow(() => encodeURIComponent(error.rawMessage));
   });
 
   it("takes a deadline too long for a timer as none instead of letting it expire at once", async () => {

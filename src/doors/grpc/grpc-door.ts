@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { DescMethod } from "@bufbuild/protobuf";
-import { ConnectError, type HandlerContext } from "@connectrpc/connect";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { ConnectError, createConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import type { Logger } from "pino";
 import type { Principal } from "../../auth/index.ts";
 import { asLadingError } from "../../errors/index.ts";
@@ -14,6 +13,8 @@ import {
 } from "../../rpc/index.ts";
 import { withClientDecodeErrors } from "./decode-error-responses.ts";
 import { refuseStreamOverHttp1 } from "./http1-streams.ts";
+import { WellFormedJsonDecoder } from "./json-decoder.ts";
+import { createNodeAdapter } from "./node-adapter.ts";
 import { reflectionServices, registerReflection } from "./reflection.ts";
 import { requestCompressions } from "./request-compression.ts";
 
@@ -81,30 +82,29 @@ const bidiPaths = new Set(
  */
 export function createGrpcDoor(options: GrpcDoorOptions): GrpcDoor {
   const paths = new Set<string>();
-  const handler = connectNodeAdapter({
+  const router = createConnectRouter({
     readMaxBytes: options.maxMessageBytes ?? 1024 * 1024,
     acceptCompression: requestCompressions,
-    routes(router) {
-      for (const bound of options.services) {
-        const impl: Record<string, unknown> = {};
-        for (const method of bound.service.methods) {
-          if (method.methodKind !== "unary") continue;
-          impl[method.localName] = unaryMethod(bound, method, options);
-          paths.add(`/${bound.service.typeName}/${method.name}`);
-        }
-        router.service(bound.service, impl as never);
-      }
-      registerReflection(
-        router,
-        options.services.map((s) => s.service),
-      );
-      for (const service of reflectionServices) {
-        for (const method of service.methods) paths.add(`/${service.typeName}/${method.name}`);
-      }
-      // The adapter indexes router.handlers once this returns, so it serves the wrapped ones.
-      router.handlers.splice(0, Infinity, ...router.handlers.map(withClientDecodeErrors));
-    },
+    // Read by the library's JSON parsing though its option type leaves it out.
+    jsonOptions: { textDecoder: new WellFormedJsonDecoder() } as object,
   });
+  for (const bound of options.services) {
+    const impl: Record<string, unknown> = {};
+    for (const method of bound.service.methods) {
+      if (method.methodKind !== "unary") continue;
+      impl[method.localName] = unaryMethod(bound, method, options);
+      paths.add(`/${bound.service.typeName}/${method.name}`);
+    }
+    router.service(bound.service, impl as never);
+  }
+  registerReflection(
+    router,
+    options.services.map((s) => s.service),
+  );
+  for (const service of reflectionServices) {
+    for (const method of service.methods) paths.add(`/${service.typeName}/${method.name}`);
+  }
+  const handler = createNodeAdapter(router.handlers.map(withClientDecodeErrors), options.log);
   const door = (req: HttpRequest, res: HttpResponse) => {
     if (req.httpVersionMajor === 1 && bidiPaths.has((req.url ?? "/").split("?", 1)[0])) {
       refuseStreamOverHttp1(req, res);
@@ -148,5 +148,6 @@ function unaryMethod(bound: BoundService, method: DescMethod, options: GrpcDoorO
 export function toConnectError(err: unknown, requestId: string, log: Logger): ConnectError {
   if (err instanceof ConnectError) return err;
   const error = asLadingError(err, requestId, log);
-  return new ConnectError(error.message, error.code, undefined, errorDetails(error));
+  // Well-formed: gRPC percent-encodes the message, which a lone surrogate makes throw.
+  return new ConnectError(error.message.toWellFormed(), error.code, undefined, errorDetails(error));
 }

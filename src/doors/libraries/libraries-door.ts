@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { asLadingError } from "../../errors/index.ts";
 import { type Ecosystem, isEcosystem, LibraryError } from "../../libraries/index.ts";
-import type { HttpRequest, HttpResponse } from "../../rpc/index.ts";
+import { type HttpRequest, type HttpResponse, markAuthenticatedUpload } from "../../rpc/index.ts";
 import type { BlobStore } from "../../store/blobs/index.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import type { RegistryAuth } from "../oci/registry-auth.ts";
@@ -43,17 +43,22 @@ const handlers: Record<Ecosystem, EcosystemHandler> = {
 export function createLibrariesDoor(options: LibrariesDoorOptions): LibrariesDoor {
   const { log } = options;
   const registryUrl = options.registryUrl.replace(/\/+$/, "");
+  const authorize = createLibraryAuth({
+    db: options.db,
+    auth: options.auth,
+    publicOrg: options.publicOrg,
+  });
   const ctx: LibraryContext = {
     db: options.db,
     blobs: options.blobs,
     log,
     registryUrl,
     maxFileBytes: options.maxFileBytes ?? 1024 ** 3,
-    authorize: createLibraryAuth({
-      db: options.db,
-      auth: options.auth,
-      publicOrg: options.publicOrg,
-    }),
+    async authorize(r, action) {
+      const caller = await authorize(r, action);
+      if (action === "publish") markAuthenticatedUpload(r.req);
+      return caller;
+    },
   };
 
   return {
@@ -96,6 +101,12 @@ export function createLibrariesDoor(options: LibrariesDoorOptions): LibrariesDoo
       handlers[ecosystem](ctx, r).catch((err: unknown) => {
         const error = err instanceof LibraryError ? err : internal(err, requestId, log);
         if (!req.readableEnded) req.resume();
+        // Refused before its body was read (a form of 100,000 parts): the answer says the
+        // connection closes, and the listener reads the rest before closing, so the client,
+        // still sending, reads the answer instead of a reset.
+        if (!req.complete && req.httpVersionMajor === 1 && !res.headersSent) {
+          res.setHeader("connection", "close");
+        }
         sendError(res, ecosystem, error, method);
       });
     },

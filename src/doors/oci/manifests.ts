@@ -10,7 +10,7 @@ import {
 } from "../../events/index.ts";
 import { moveTag } from "../../registry/index.ts";
 import { ensureRepo } from "../../registry/registry-access.ts";
-import { now } from "../../rpc/index.ts";
+import { markAuthenticatedUpload, now } from "../../rpc/index.ts";
 import { precompiled, runInTransaction } from "../../store/metadata/index.ts";
 import { clientOf, pullClientOf } from "./event-client.ts";
 import { requireFreeTier } from "./free-tier.ts";
@@ -115,6 +115,7 @@ export async function putManifest(ctx: OciContext, r: OciRequest, route: Manifes
   const { caller, target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, [
     "push",
   ]);
+  markAuthenticatedUpload(r.req);
   if (route.referenceKind === "invalid") {
     r.req.resume();
     checkTag(route.reference);

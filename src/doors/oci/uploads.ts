@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { recordRepoCreated } from "../../events/index.ts";
 import { ensureRepo, resolveRepoPath } from "../../registry/registry-access.ts";
-import { now } from "../../rpc/index.ts";
+import { markAuthenticatedUpload, now } from "../../rpc/index.ts";
 import { DigestMismatchError, type UploadState } from "../../store/blobs/index.ts";
 import { type ReposTable, runInTransaction } from "../../store/metadata/index.ts";
 import { linkBlob } from "./blobs.ts";
@@ -77,6 +77,7 @@ export async function startUpload(ctx: OciContext, r: OciRequest, route: Uploads
   const { caller, target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, [
     "push",
   ]);
+  markAuthenticatedUpload(r.req);
   const params = parseUploadStart(r.query);
   if (params.error) {
     r.req.resume();
@@ -152,6 +153,7 @@ async function loadSession(
   uploadTtlMs: number,
 ) {
   const { target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, ["push"]);
+  markAuthenticatedUpload(r.req);
   const row = await ctx.db
     .selectFrom("uploads")
     .selectAll()

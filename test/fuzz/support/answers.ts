@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { H2Answer } from "./h2-client.ts";
 import type { RawAnswer } from "./raw-http.ts";
 import { showAnswer } from "./render.ts";
@@ -26,9 +27,17 @@ function common(request: string, answer: RawAnswer | H2Answer): void {
   if (answer.ms > answerLimitMs) fail(`answered after ${answerLimitMs} ms`, request, answer);
 }
 
+/** The body as sent, or decompressed when the answer says it is compressed. */
+function plainBody(answer: RawAnswer | H2Answer): Buffer {
+  const encoding = answer.headers["content-encoding"];
+  if (encoding === "gzip") return gunzipSync(answer.body);
+  if (encoding === "br") return brotliDecompressSync(answer.body);
+  return answer.body;
+}
+
 function jsonOf(answer: RawAnswer | H2Answer): Record<string, unknown> | undefined {
   try {
-    const value = JSON.parse(answer.body.toString("utf8")) as unknown;
+    const value = JSON.parse(plainBody(answer).toString("utf8")) as unknown;
     return value !== null && typeof value === "object" && !Array.isArray(value)
       ? (value as Record<string, unknown>)
       : undefined;
