@@ -204,7 +204,8 @@ describe("API handler", () => {
         requestId: "log-1",
         method: "GET",
         path: "/ping/v2/ping",
-        status: 400,
+        // Credentials sent to a method open to anonymous callers are still checked.
+        status: 401,
         door: "rest",
       },
     );

@@ -12,11 +12,21 @@ import { createListener, type TlsOptions } from "./listener.ts";
 
 const _run = promisify(execFile);
 
+/** How many `/slow` requests the handler has begun. */
+let slowStarted = 0;
+
 /** Answers `<http version> <path>`; `/slow` waits 300 ms first. */
 function handler(req: HttpRequest, res: HttpResponse): void {
   const answer = () => res.end(`${req.httpVersion} ${req.url}`);
-  if (req.url === "/slow") setTimeout(answer, 300);
-  else answer();
+  if (req.url === "/slow") {
+    slowStarted++;
+    setTimeout(answer, 300);
+  } else answer();
+}
+
+/** Resolves once `count` more `/slow` requests than `from` have reached the handler. */
+async function slowRequestsIn(from: number, count: number): Promise<void> {
+  while (slowStarted < from + count) await new Promise((r) => setTimeout(r, 5));
 }
 
 function h1Get(port: number, path: string, agent?: http.Agent): Promise<string> {
@@ -62,9 +72,10 @@ describe("listener, cleartext", () => {
     assert.equal(await h1Get(port, "/warm", agent), "1.1 /warm");
     const session = http2.connect(`http://127.0.0.1:${port}`);
     await h2Get(session, "/warm");
+    const before = slowStarted;
     const slowH1 = h1Get(port, "/slow");
     const slowH2 = h2Get(session, "/slow");
-    await new Promise((r) => setTimeout(r, 50));
+    await slowRequestsIn(before, 2);
     const started = Date.now();
     const closed = listener.close({ timeoutMs: 5000 });
     await new Promise((r) => setTimeout(r, 20));
@@ -154,9 +165,10 @@ describe("listener, TLS", () => {
       });
     assert.equal(await get("/idle"), "1.1 /idle");
     const session = http2.connect(`https://127.0.0.1:${port}`, { ca: tls.cert });
+    const before = slowStarted;
     const slowH2 = h2Get(session, "/slow");
     const slowH1 = get("/slow");
-    await new Promise((r) => setTimeout(r, 50));
+    await slowRequestsIn(before, 2);
     const started = Date.now();
     const closed = listener.close({ timeoutMs: 5000 });
     assert.equal(await slowH2, "2.0 /slow");
