@@ -37,6 +37,7 @@ import {
 } from "../iam/index.ts";
 import { createArtifactsService } from "../libraries/index.ts";
 import { createListEngine, createPageTokens } from "../lists/index.ts";
+import { createOutboundGuard, type Resolver } from "../outbound/index.ts";
 import { createPingService } from "../ping/index.ts";
 import {
   createEolTagsService,
@@ -100,6 +101,11 @@ export interface LadingHooks {
   matchImage?: MatchImage;
   /** Time between prunes of old events. Default 10 minutes. */
   eventsPruneIntervalMs?: number;
+  /**
+   * Resolves host names for outbound requests. Default the system resolver; tests give names
+   * that resolve to loopback without touching the machine's resolver.
+   */
+  resolve?: Resolver;
 }
 
 /** Opens and migrates the metadata store, then serves the API listener. */
@@ -121,7 +127,9 @@ export async function startLading(
     randomBytes(32).toString("base64url"),
   );
   const pageTokens = createPageTokens(secret);
-  const ctx = { db, lists: createListEngine(db, pageTokens) };
+  // Every request made on a tenant's or an anonymous caller's behalf goes through it (DESIGN §8a).
+  const outbound = createOutboundGuard({ allow: config.outbound.allow, resolve: hooks.resolve });
+  const ctx = { db, lists: createListEngine(db, pageTokens), outbound };
   const blobs = await createBlobStore({
     dataDir: config.dataDir,
     blobStoreUrl: config.blobStoreUrl,
@@ -255,6 +263,7 @@ export async function startLading(
         issuerUrl: apiUrl,
         apiAudience: apiUrl,
         allowedAudiences: [apiUrl, registryAudience(registryUrl)],
+        outbound,
       }),
       ...createSignInRoutes({
         db,
@@ -262,6 +271,7 @@ export async function startLading(
         apiUrl,
         allowedAudiences: [apiUrl, registryAudience(registryUrl)],
         onSignInChanges: signInEvents(apiUrl),
+        outbound,
       }),
     ],
     log,
@@ -272,6 +282,7 @@ export async function startLading(
     dialect: store.dialect,
     tokens,
     settings: config.events,
+    outbound,
     log,
     userAgent: `Lading/${ladingVersion()}`,
   });
