@@ -223,7 +223,8 @@ export interface SignInFixture {
  * profile and groups, default role viewer).
  */
 export async function startSignInFixture(kind: "sqlite" | "postgres"): Promise<SignInFixture> {
-  const server = await startTestServer(kind);
+  // The provider listens on loopback, which the operator must allow.
+  const server = await startTestServer(kind, "acme", { outboundAllow: "127.0.0.1" });
   const provider = await startBrowserProvider({ redirectUri: `${server.apiUrl}/auth/v2/callback` });
   const db = server.lading.store.db;
   return {
