@@ -63,4 +63,12 @@ describe("createAllowList", () => {
     ])
       assert.ok(!list.allowsHost(host), host);
   });
+
+  it("lets an operator allow everything", () => {
+    const all = createAllowList(
+      parseOutboundAllow("0.0.0.0/0,::/0").value ?? { hosts: [], cidrs: [] },
+    );
+    for (const address of ["127.0.0.1", "10.0.0.1", "::1", "fe80::1", "::ffff:127.0.0.1"])
+      assert.ok(all.allowsAddress(address), address);
+  });
 });

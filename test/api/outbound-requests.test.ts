@@ -114,6 +114,13 @@ for (const kind of storeKinds) {
       const body = (await start.json()) as Loose;
       assert.equal(start.status, 503, JSON.stringify(body));
       assert.match(body.message, /destination not allowed/);
+      // Nor can an update point it at a literal internal address.
+      const moved = await asOwner(
+        "PATCH",
+        `/iam/v2/identityProviders/${created.body.uid}?updateMask=oidc.issuer`,
+        { oidc: { issuer: `http://127.0.0.1:${port}` } },
+      );
+      assert.deepEqual(fields(moved), ["oidc.issuer"]);
       assert.deepEqual(hits, []);
     });
 
@@ -129,6 +136,17 @@ for (const kind of storeKinds) {
         });
         assert.deepEqual(fields(r), ["claim_match.issuer"], issuer);
       }
+      const named = await asOwner("POST", `/iam/v2/identities/${server.org.groupUid}`, {
+        name: "ci",
+        claimMatch: { issuer: "https://ci.example.test", subject: "ci" },
+      });
+      assert.ok(named.ok, JSON.stringify(named));
+      const moved = await asOwner(
+        "PATCH",
+        `/iam/v2/identities/${named.body.uid}?updateMask=claim_match.issuer`,
+        { claimMatch: { issuer: "https://127.0.0.1" } },
+      );
+      assert.deepEqual(fields(moved), ["claim_match.issuer"]);
     });
 
     it("never lets an anonymous token exchange fetch an internal issuer a pattern admits", async () => {
