@@ -311,6 +311,7 @@ export async function startLading(
         dispatcher?.close(Math.min(timeoutMs, config.events.timeoutMs)),
         pruner.close(),
       ]);
+      outbound.close();
       // After the listeners: the pull events of the last requests are written before the store closes.
       await oci.close();
       await scans.close();

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { createRemoteJWKSet, customFetch, errors, type JWTPayload, jwtVerify } from "jose";
-import { OutboundError, type OutboundGuard } from "../outbound/index.ts";
-import { authError, authReasons, upstreamUnavailable } from "./auth-errors.ts";
+import type { OutboundGuard } from "../outbound/index.ts";
+import { authError, authReasons, refusal, upstreamUnavailable } from "./auth-errors.ts";
 import { asymmetricAlgorithms } from "./jwt-algorithms.ts";
 
 /** The settings of one identity provider that the sign-in flow uses. */
@@ -248,14 +248,4 @@ function idTokenError(error: unknown, provider: OidcProvider): Error {
     return authError(authReasons.upstreamSignature, "the id token's signature does not verify");
   }
   return upstreamUnavailable(`the identity provider's keys cannot be read${refusal(error)}`);
-}
-
-/**
- * ": destination not allowed" when the outbound guard refused the request, else "": a refused
- * destination is told apart from one that failed, never how an internal port answered.
- */
-export function refusal(error: unknown): string {
-  return error instanceof OutboundError && error.reason === "not_allowed"
-    ? ": destination not allowed"
-    : "";
 }

@@ -7,7 +7,7 @@ import {
   jwtVerify,
 } from "jose";
 import type { OutboundGuard } from "../outbound/index.ts";
-import { authError, authReasons, upstreamUnavailable } from "./auth-errors.ts";
+import { authError, authReasons, refusal, upstreamUnavailable } from "./auth-errors.ts";
 import {
   type ClaimMatch,
   isIssuerUrl,
@@ -15,7 +15,6 @@ import {
   unmatchedClaim,
 } from "./claim-match.ts";
 import { asymmetricAlgorithms } from "./jwt-algorithms.ts";
-import { refusal } from "./oidc-client.ts";
 import { maxMatchedLength } from "./safe-pattern.ts";
 
 export type { ClaimMatch } from "./claim-match.ts";

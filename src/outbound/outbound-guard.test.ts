@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { parseOutboundAllow } from "./allow-list.ts";
 import type { Resolver } from "./guarded-lookup.ts";
@@ -75,6 +75,8 @@ describe("outbound guard", () => {
         res.end();
       } else if (url.pathname === "/big") {
         res.end("x".repeat(4096));
+      } else if (url.pathname === "/huge") {
+        res.end("x".repeat(256 * 1024));
       } else if (url.pathname === "/chunked") {
         res.write("x".repeat(3000));
         res.end("y".repeat(3000));
@@ -148,7 +150,9 @@ describe("outbound guard", () => {
     const answer = await guard.request(`http://rebind.localhost:${port}/rebind`);
     assert.equal(answer.status, 200);
     assert.equal(resolve.calls, 1);
-    // Asked again, the name now resolves to a refused address and nothing is sent.
+    // With the kept-alive connection closed, the name is resolved again: it now resolves to a
+    // refused address and nothing is sent.
+    guard.close();
     const before = seen.length;
     await refused(guard.request(`http://rebind.localhost:${port}/rebind`));
     assert.equal(resolve.calls, 2);
@@ -232,6 +236,48 @@ describe("outbound guard", () => {
     // A discarded body is not read, however large.
     const headersOnly = await guard.request(`${base}/big`, { maxBytes: 1, readBody: false });
     assert.equal(headersOnly.body.length, 0);
+  });
+
+  it("keeps connections alive, whether the body is read or discarded", async () => {
+    const guard = createOutboundGuard({ allow: allow("127.0.0.1/32") });
+    const before = connections;
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await guard.request(`${base}/a`)).status, 200);
+      await guard.request(`${base}/a`, { method: "POST", body: "{}", readBody: false });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(connections, before + 1, "one connection served all six requests");
+    // A large unread body is not drained: its connection is closed, and the next one is new.
+    await guard.request(`${base}/huge`, { readBody: false });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal((await guard.request(`${base}/a`)).status, 200);
+    assert.equal(connections, before + 2);
+    guard.close();
+  });
+
+  it("sends again on a fresh connection when a kept-alive one turns out closed", async () => {
+    // A server that drops each connection when a second request arrives on it.
+    let accepted = 0;
+    const flaky = createNetServer((socket) => {
+      accepted++;
+      let requests = 0;
+      socket.on("data", () => {
+        if (++requests > 1) socket.resetAndDestroy();
+        else socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+      });
+      socket.on("error", () => {});
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}/`;
+    const guard = createOutboundGuard({ allow: allow("127.0.0.1/32") });
+    try {
+      assert.equal((await guard.request(url)).body.toString(), "ok");
+      assert.equal((await guard.request(url, { method: "POST", body: "{}" })).status, 200);
+      assert.equal(accepted, 2);
+    } finally {
+      guard.close();
+      flaky.close();
+    }
   });
 
   it("reports a failed allowed request by its error code", async () => {
