@@ -21,6 +21,12 @@ function loopbackSpellings(port: number): string[] {
     "017700000001",
     "LOCALHOST.",
     "api.localhost",
+    "127.0.0.1.",
+    "127.0.0.1%2e",
+    "0x7f.1",
+    "\uff11\uff12\uff17.\uff10.\uff10.\uff11",
+    "[0:0:0:0:0:0:0:1]",
+    "[64:ff9b::127.0.0.1]",
   ].map((host) => `https://${host}:${port}/hook`);
 }
 
