@@ -55,7 +55,7 @@ export async function measureEvents(
   count: number,
   log: (line: string) => void,
 ): Promise<EventsMeasurement[]> {
-  const server = await startTestServer(kind, "acme", { eventsAllowHttpLoopback: "true" });
+  const server = await startTestServer(kind, "acme", { outboundAllow: "127.0.0.1" });
   const sink = await countingSink();
   const rows: EventsMeasurement[] = [];
   try {

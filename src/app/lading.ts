@@ -38,6 +38,7 @@ import {
 } from "../iam/index.ts";
 import { createArtifactsService } from "../libraries/index.ts";
 import { createListEngine, createPageTokens } from "../lists/index.ts";
+import { createOutboundGuard, type Resolver } from "../outbound/index.ts";
 import { createPingService } from "../ping/index.ts";
 import {
   createEolTagsService,
@@ -109,6 +110,11 @@ export interface LadingHooks {
   eventsPruneIntervalMs?: number;
   /** The built console served at `/`. Default: console/dist of the Lading package. */
   consoleDir?: string;
+  /**
+   * Resolves host names for outbound requests. Default the system resolver; tests give names
+   * that resolve to loopback without touching the machine's resolver.
+   */
+  resolve?: Resolver;
 }
 
 /** Opens and migrates the metadata store, then serves the API listener. */
@@ -130,7 +136,9 @@ export async function startLading(
     randomBytes(32).toString("base64url"),
   );
   const pageTokens = createPageTokens(secret);
-  const ctx = { db, lists: createListEngine(db, pageTokens) };
+  // Every request made on a tenant's or an anonymous caller's behalf goes through it (DESIGN §8a).
+  const outbound = createOutboundGuard({ allow: config.outbound.allow, resolve: hooks.resolve });
+  const ctx = { db, lists: createListEngine(db, pageTokens), outbound };
   const blobs = await createBlobStore({
     dataDir: config.dataDir,
     blobStoreUrl: config.blobStoreUrl,
@@ -266,6 +274,7 @@ export async function startLading(
         issuerUrl: apiUrl,
         apiAudience: apiUrl,
         allowedAudiences: [apiUrl, registryAudience(registryUrl)],
+        outbound,
       }),
       ...createSignInRoutes({
         db,
@@ -273,6 +282,7 @@ export async function startLading(
         apiUrl,
         allowedAudiences: [apiUrl, registryAudience(registryUrl)],
         onSignInChanges: signInEvents(apiUrl),
+        outbound,
       }),
     ],
     console: createConsoleFiles({
@@ -287,6 +297,7 @@ export async function startLading(
     dialect: store.dialect,
     tokens,
     settings: config.events,
+    outbound,
     log,
     userAgent: `Lading/${ladingVersion()}`,
   });
@@ -315,6 +326,7 @@ export async function startLading(
         dispatcher?.close(Math.min(timeoutMs, config.events.timeoutMs)),
         pruner.close(),
       ]);
+      outbound.close();
       // After the listeners: the pull events of the last requests are written before the store closes.
       await oci.close();
       await scans.close();

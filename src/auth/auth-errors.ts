@@ -1,5 +1,6 @@
 import { Code } from "@connectrpc/connect";
 import { errorDomain, LadingError, unauthenticated } from "../errors/index.ts";
+import { OutboundError } from "../outbound/index.ts";
 
 /** Every ErrorInfo reason the auth package produces (docs/auth.md lists what each means). */
 export const authReasons = {
@@ -59,4 +60,14 @@ export function bearerToken(authorization: string | undefined): string {
     throw authError(authReasons.tokenMalformed, "the Authorization header must be Bearer <token>");
   }
   return match[1];
+}
+
+/**
+ * ": destination not allowed" when the outbound guard refused the request, else "": a refused
+ * destination is told apart from one that failed, never how an internal port answered.
+ */
+export function refusal(error: unknown): string {
+  return error instanceof OutboundError && error.reason === "not_allowed"
+    ? ": destination not allowed"
+    : "";
 }

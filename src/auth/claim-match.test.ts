@@ -1,13 +1,17 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { createOutboundGuard } from "../outbound/index.ts";
 import {
   claimEquals,
   claimMatchProblems,
   isIssuerUrl,
+  issuerProblem,
   matchesExactOrPattern,
   unmatchedClaim,
 } from "./claim-match.ts";
 import { issuerKeysProblem } from "./static-keys.ts";
+
+const strict = createOutboundGuard();
 
 test("patterns match whole values only, and an exact value wins over a pattern", () => {
   assert.equal(
@@ -43,7 +47,7 @@ test("an exponential JavaScript pattern answers at once, and RE2-only syntax is 
     audience: "",
     claims: {},
   };
-  const problems = claimMatchProblems(match);
+  const problems = claimMatchProblems(match, strict);
   assert.deepEqual(
     problems.map(([field]) => field),
     ["issuer_pattern", "subject_pattern"],
@@ -52,7 +56,10 @@ test("an exponential JavaScript pattern answers at once, and RE2-only syntax is 
   assert.match(problems[0][1], /backreference/);
   assert.match(problems[1][1], /lookahead/);
   assert.deepEqual(
-    claimMatchProblems({ ...match, issuerPattern: "https://(a+)+$", subjectPattern: "ci-.*" }),
+    claimMatchProblems(
+      { ...match, issuerPattern: "https://(a+)+$", subjectPattern: "ci-.*" },
+      strict,
+    ),
     [],
   );
 });
@@ -75,6 +82,43 @@ test("only https issuers, or http on loopback, without query, fragment or creden
   assert.equal(isIssuerUrl("http://token.example.com"), false);
   assert.equal(isIssuerUrl("https://token.example.com?x=1"), false);
   assert.equal(isIssuerUrl("https://user:pw@token.example.com"), false);
+});
+
+test("an issuer on an internal address is refused unless the operator allows it", () => {
+  const loopback = createOutboundGuard({ allow: { hosts: [], cidrs: ["127.0.0.1/32"] } });
+  for (const issuer of [
+    "http://127.0.0.1:8080/internal/admin",
+    "https://127.1",
+    "https://2130706433",
+    "https://0x7f000001",
+    "https://0.0.0.0",
+    "https://[::ffff:127.0.0.1]",
+    "https://localhost:9",
+    "https://169.254.169.254",
+    "https://[fd00::1]",
+  ]) {
+    assert.match(
+      issuerProblem(issuer, strict) ?? "",
+      /internal address .*--outbound-allow/,
+      issuer,
+    );
+  }
+  assert.equal(issuerProblem("http://127.0.0.1:8080/realms/x", loopback), undefined);
+  assert.equal(issuerProblem("https://token.example.com", strict), undefined);
+  assert.match(issuerProblem("http://token.example.com", loopback) ?? "", /https URL/);
+  const [[field, description]] = claimMatchProblems(
+    {
+      issuer: "http://127.0.0.1:5432",
+      subject: "s",
+      issuerPattern: "",
+      subjectPattern: "",
+      audience: "",
+      claims: {},
+    },
+    strict,
+  );
+  assert.equal(field, "issuer");
+  assert.match(description, /internal address \(loopback\)/);
 });
 
 test("issuer keys must be 1 to 10 public asymmetric keys", () => {

@@ -1,4 +1,5 @@
 import type { JWTPayload } from "jose";
+import { isLoopbackHost, type OutboundGuard } from "../outbound/index.ts";
 import { compileSafePattern, maxPatternLength } from "./safe-pattern.ts";
 
 /** The upstream tokens a claim-match identity accepts (its `claimMatch`). */
@@ -34,20 +35,35 @@ export function matchesExactOrPattern(value: string, exact: string, pattern = ""
 }
 
 /**
- * An https URL without query or fragment (http only for loopback hosts): the only issuers Lading
- * fetches discovery documents from.
+ * An https URL without query, fragment or credentials (http only for loopback hosts): the only
+ * issuers Lading fetches discovery documents from. Whether the outbound guard lets the request
+ * reach the issuer's address is {@link issuerProblem}'s and the guard's business.
  */
 export function isIssuerUrl(text: string): boolean {
   if (!URL.canParse(text)) return false;
   const url = new URL(text);
-  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
   return (
-    (url.protocol === "https:" || (url.protocol === "http:" && loopback)) &&
+    (url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname))) &&
     !url.search &&
     !url.hash &&
     !url.username &&
     !url.password
   );
+}
+
+/**
+ * Why Lading will not fetch from issuer `text`, or undefined: it must be an issuer URL, and the
+ * outbound guard must not refuse its destination outright (a literal internal address, or
+ * localhost, that the operator does not allow). A name is checked again at each fetch.
+ */
+export function issuerProblem(
+  text: string,
+  outbound: Pick<OutboundGuard, "destinationProblem">,
+): string | undefined {
+  if (!isIssuerUrl(text)) {
+    return "must be an https URL (http only for loopback hosts) without query, fragment or credentials";
+  }
+  return outbound.destinationProblem(text);
 }
 
 /**
@@ -67,8 +83,14 @@ export function unmatchedClaim(match: ClaimMatch, payload: JWTPayload): string |
   return undefined;
 }
 
-/** Field violations of a claim match, as `[field suffix, description]` pairs. */
-export function claimMatchProblems(match: Required<ClaimMatch>): [string, string][] {
+/**
+ * Field violations of a claim match, as `[field suffix, description]` pairs; `outbound` judges
+ * the exact issuer's destination.
+ */
+export function claimMatchProblems(
+  match: Required<ClaimMatch>,
+  outbound: Pick<OutboundGuard, "destinationProblem">,
+): [string, string][] {
   const out: [string, string][] = [];
   const pair = (exact: string, pattern: string, name: string, checkExact: () => void) => {
     if (exact !== "" && pattern !== "") {
@@ -87,8 +109,8 @@ export function claimMatchProblems(match: Required<ClaimMatch>): [string, string
     }
   };
   pair(match.issuer, match.issuerPattern, "issuer", () => {
-    if (!isIssuerUrl(match.issuer))
-      out.push(["issuer", "must be an https URL (http only for loopback hosts)"]);
+    const problem = issuerProblem(match.issuer, outbound);
+    if (problem) out.push(["issuer", problem]);
   });
   pair(match.subject, match.subjectPattern, "subject", () => {
     if (match.subject.length > 1024) out.push(["subject", "must be 1 to 1024 characters"]);

@@ -7,6 +7,7 @@ import { pino } from "pino";
 import { listen, startProvider } from "../../test/support/oidc-provider.ts";
 import { openTestStore, storeKinds } from "../../test/support/stores.ts";
 import { LadingError } from "../errors/index.ts";
+import { createOutboundGuard } from "../outbound/index.ts";
 import { identityExtras } from "../store/metadata/index.ts";
 import { newChildUid, newRootUid } from "../uidp/index.ts";
 import { createIssuerRoutes } from "./issuer-routes.ts";
@@ -115,6 +116,7 @@ for (const kind of storeKinds) {
         apiAudience: lading.url,
         allowedAudiences: [lading.url, registry],
         upstream: { clockToleranceSeconds: 0 },
+        outbound: createOutboundGuard({ allow: { hosts: [], cidrs: ["127.0.0.1/32"] } }),
       });
       provider = await startProvider();
     });

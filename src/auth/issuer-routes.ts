@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { invalidArgument } from "../errors/index.ts";
+import type { OutboundGuard } from "../outbound/index.ts";
 import type { HttpRequest, HttpResponse, RawRoute } from "../rpc/raw-route.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
 import { bearerToken } from "./auth-errors.ts";
@@ -23,8 +24,10 @@ export interface IssuerRoutesOptions {
   allowedAudiences?: string[];
   /** Lifetime of an exchanged token. Default 3600 seconds ("valid up to an hour"). */
   exchangeTtlSeconds?: number;
+  /** Every request to an upstream issuer goes through it. */
+  outbound: OutboundGuard;
   /** Upstream verification settings (timeouts, cache, clock tolerance). */
-  upstream?: Omit<UpstreamVerifierOptions, "issuerUrl">;
+  upstream?: Omit<UpstreamVerifierOptions, "issuerUrl" | "outbound">;
 }
 
 const maxBodyBytes = 64 * 1024;
@@ -41,7 +44,11 @@ export function createIssuerRoutes(options: IssuerRoutesOptions): RawRoute[] {
   }
   const allowed = new Set(options.allowedAudiences ?? [apiAudience]);
   const ttlSeconds = Math.min(options.exchangeTtlSeconds ?? 3600, tokens.maxTtlSeconds);
-  const upstream = createUpstreamVerifier({ ...options.upstream, issuerUrl: issuer });
+  const upstream = createUpstreamVerifier({
+    ...options.upstream,
+    issuerUrl: issuer,
+    outbound: options.outbound,
+  });
   const discovery = JSON.stringify({
     issuer,
     jwks_uri: `${issuer}/.well-known/jwks.json`,

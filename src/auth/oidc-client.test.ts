@@ -3,6 +3,7 @@ import type { IncomingMessage } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { listen } from "../../test/support/oidc-provider.ts";
+import { createOutboundGuard } from "../outbound/index.ts";
 import { createOidcClient, type OidcProvider, pkceChallenge } from "./oidc-client.ts";
 
 async function body(req: IncomingMessage): Promise<string> {
@@ -17,7 +18,10 @@ describe("OIDC client", () => {
   let claims: Record<string, unknown> = {};
   let tokenStatus = 200;
   const seen: { authorization?: string; form?: URLSearchParams } = {};
-  const client = createOidcClient({ fetchTimeoutMs: 2000 });
+  const client = createOidcClient({
+    fetchTimeoutMs: 2000,
+    outbound: createOutboundGuard({ allow: { hosts: [], cidrs: ["127.0.0.1/32"] } }),
+  });
   const provider = (): OidcProvider => ({
     issuer,
     clientId: "lading",

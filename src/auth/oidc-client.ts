@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from "jose";
-import { authError, authReasons, upstreamUnavailable } from "./auth-errors.ts";
+import { createRemoteJWKSet, customFetch, errors, type JWTPayload, jwtVerify } from "jose";
+import type { OutboundGuard } from "../outbound/index.ts";
+import { authError, authReasons, refusal, upstreamUnavailable } from "./auth-errors.ts";
 import { asymmetricAlgorithms } from "./jwt-algorithms.ts";
 
 /** The settings of one identity provider that the sign-in flow uses. */
@@ -16,6 +17,8 @@ export interface OidcProvider {
 
 /** How the OIDC client talks to providers. */
 export interface OidcClientOptions {
+  /** Every request to a provider (discovery, keys, token endpoint) goes through it. */
+  outbound: OutboundGuard;
   /** Timeout of each request to a provider. Default 5000 ms. */
   fetchTimeoutMs?: number;
   /** How long a provider's discovery document and keys are reused. Default 10 minutes. */
@@ -69,7 +72,8 @@ export function pkceChallenge(verifier: string): string {
 }
 
 /** Creates the client; discovery documents and key sets are cached per issuer. */
-export function createOidcClient(options: OidcClientOptions = {}): OidcClient {
+export function createOidcClient(options: OidcClientOptions): OidcClient {
+  const { outbound } = options;
   const timeout = options.fetchTimeoutMs ?? 5000;
   const cacheTtlMs = options.cacheTtlMs ?? 10 * 60_000;
   const clockTolerance = options.clockToleranceSeconds ?? 5;
@@ -79,15 +83,15 @@ export function createOidcClient(options: OidcClientOptions = {}): OidcClient {
     const where = `${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`;
     let document: Record<string, unknown>;
     try {
-      const response = await fetch(where, {
-        signal: AbortSignal.timeout(timeout),
-        redirect: "error",
+      const response = await outbound.request(where, {
         headers: { accept: "application/json" },
+        timeoutMs: timeout,
+        maxBytes: maxDocumentBytes,
       });
       if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
-      document = JSON.parse(await readLimited(response));
-    } catch {
-      throw upstreamUnavailable(`cannot read ${where}`);
+      document = JSON.parse(response.body.toString("utf8"));
+    } catch (error) {
+      throw upstreamUnavailable(`cannot read ${where}${refusal(error)}`);
     }
     const urls = ["authorization_endpoint", "token_endpoint", "jwks_uri"].map((key) => {
       try {
@@ -102,7 +106,11 @@ export function createOidcClient(options: OidcClientOptions = {}): OidcClient {
     return {
       authorizationEndpoint: urls[0].toString(),
       tokenEndpoint: urls[1].toString(),
-      jwks: createRemoteJWKSet(urls[2], { timeoutDuration: timeout, cacheMaxAge: cacheTtlMs }),
+      jwks: createRemoteJWKSet(urls[2], {
+        timeoutDuration: timeout,
+        cacheMaxAge: cacheTtlMs,
+        [customFetch]: outbound.fetcher({ timeoutMs: timeout, maxBytes: maxDocumentBytes }),
+      }),
       expiresAt: Date.now() + cacheTtlMs,
     };
   }
@@ -167,17 +175,19 @@ export function createOidcClient(options: OidcClientOptions = {}): OidcClient {
       let status: number;
       let answer: { id_token?: unknown; error?: unknown; error_description?: unknown };
       try {
-        const response = await fetch(tokenEndpoint, {
+        const response = await outbound.request(tokenEndpoint, {
           method: "POST",
           headers,
           body: form.toString(),
-          redirect: "error",
-          signal: AbortSignal.timeout(timeout),
+          timeoutMs: timeout,
+          maxBytes: maxDocumentBytes,
         });
         status = response.status;
-        answer = JSON.parse(await readLimited(response));
-      } catch {
-        throw upstreamUnavailable(`the identity provider's token endpoint ${tokenEndpoint} failed`);
+        answer = JSON.parse(response.body.toString("utf8"));
+      } catch (error) {
+        throw upstreamUnavailable(
+          `the identity provider's token endpoint ${tokenEndpoint} failed${refusal(error)}`,
+        );
       }
       if (status !== 200 || typeof answer?.id_token !== "string") {
         const why = [answer?.error, answer?.error_description].filter((s) => typeof s === "string");
@@ -237,16 +247,5 @@ function idTokenError(error: unknown, provider: OidcProvider): Error {
   if (error instanceof errors.JOSEError && !(error instanceof errors.JWKSTimeout)) {
     return authError(authReasons.upstreamSignature, "the id token's signature does not verify");
   }
-  return upstreamUnavailable("the identity provider's keys cannot be read");
-}
-
-async function readLimited(response: Response): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of response.body ?? []) {
-    size += chunk.byteLength;
-    if (size > maxDocumentBytes) throw new Error("document too large");
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  return upstreamUnavailable(`the identity provider's keys cannot be read${refusal(error)}`);
 }

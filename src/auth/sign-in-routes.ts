@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type FieldViolation, invalidArgument, LadingError } from "../errors/index.ts";
+import type { OutboundGuard } from "../outbound/index.ts";
 import type { HttpResponse, RawRoute } from "../rpc/raw-route.ts";
 import type { IdentityProvidersTable } from "../store/metadata/index.ts";
 import { isUidp } from "../uidp/index.ts";
@@ -15,8 +16,10 @@ import { type OnSignInChanges, upsertSignedInUser } from "./user-identities.ts";
 
 /** What the sign-in endpoints need. */
 export interface SignInRoutesOptions extends SignInTokenRoutesOptions {
+  /** Every request to a provider goes through it. */
+  outbound: OutboundGuard;
   /** How the provider is reached (timeouts, caching, clock tolerance). */
-  oidc?: OidcClientOptions;
+  oidc?: Omit<OidcClientOptions, "outbound">;
   /**
    * Reports what a sign-in changed (an identity created, role bindings made or removed), in
    * its transaction; the server records the events the API would. Default: nothing.
@@ -63,7 +66,7 @@ export function createSignInRoutes(options: SignInRoutesOptions): RawRoute[] {
   const callbackUrl = `${apiUrl}/auth/v2/callback`;
   // The console is served by the API listener: its one redirect URI, compared as a whole string.
   const consoleRedirect = `${apiUrl}${consoleSignedInPath}`;
-  const oidc = createOidcClient(options.oidc);
+  const oidc = createOidcClient({ ...options.oidc, outbound: options.outbound });
   const iso = (ms = Date.now()) => new Date(ms).toISOString();
 
   const providerOf = (uid: string) =>

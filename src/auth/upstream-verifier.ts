@@ -1,5 +1,13 @@
-import { createRemoteJWKSet, decodeJwt, errors, type JWTPayload, jwtVerify } from "jose";
-import { authError, authReasons, upstreamUnavailable } from "./auth-errors.ts";
+import {
+  createRemoteJWKSet,
+  customFetch,
+  decodeJwt,
+  errors,
+  type JWTPayload,
+  jwtVerify,
+} from "jose";
+import type { OutboundGuard } from "../outbound/index.ts";
+import { authError, authReasons, refusal, upstreamUnavailable } from "./auth-errors.ts";
 import {
   type ClaimMatch,
   isIssuerUrl,
@@ -15,6 +23,8 @@ export type { ClaimMatch } from "./claim-match.ts";
 export interface UpstreamVerifierOptions {
   /** Lading's issuer URL. Upstream tokens must carry it, or its host, in `aud`. */
   issuerUrl: string;
+  /** Every discovery and JWKS request goes through it. */
+  outbound: OutboundGuard;
   /** Timeout of each discovery and JWKS request. Default 5000 ms. */
   fetchTimeoutMs?: number;
   /** How long an issuer's discovery document and JWKS are reused. Default 10 minutes. */
@@ -46,6 +56,7 @@ interface IssuerKeys {
  * once the signature verifies with the issuer's keys.
  */
 export function createUpstreamVerifier(options: UpstreamVerifierOptions): UpstreamVerifier {
+  const { outbound } = options;
   const issuer = options.issuerUrl.replace(/\/+$/, "");
   const audiences = new Set([issuer, `${issuer}/`, new URL(issuer).host]);
   const timeout = options.fetchTimeoutMs ?? 5000;
@@ -58,15 +69,15 @@ export function createUpstreamVerifier(options: UpstreamVerifierOptions): Upstre
     const where = `${iss.replace(/\/+$/, "")}/.well-known/openid-configuration`;
     let document: { issuer?: unknown; jwks_uri?: unknown };
     try {
-      const response = await fetch(where, {
-        signal: AbortSignal.timeout(timeout),
-        redirect: "error",
+      const response = await outbound.request(where, {
         headers: { accept: "application/json" },
+        timeoutMs: timeout,
+        maxBytes: maxDiscoveryBytes,
       });
       if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
-      document = JSON.parse(await readLimited(response, maxDiscoveryBytes));
-    } catch {
-      throw upstreamUnavailable(`cannot read ${where}`);
+      document = JSON.parse(response.body.toString("utf8"));
+    } catch (error) {
+      throw upstreamUnavailable(`cannot read ${where}${refusal(error)}`);
     }
     if (document?.issuer !== iss || typeof document.jwks_uri !== "string") {
       throw upstreamUnavailable(`${where} does not describe issuer ${iss} with a jwks_uri`);
@@ -80,6 +91,7 @@ export function createUpstreamVerifier(options: UpstreamVerifierOptions): Upstre
     const jwks = createRemoteJWKSet(jwksUri, {
       timeoutDuration: timeout,
       cacheMaxAge: cacheTtlMs,
+      [customFetch]: outbound.fetcher({ timeoutMs: timeout, maxBytes: maxDiscoveryBytes }),
     });
     return { jwks, expiresAt: Date.now() + cacheTtlMs };
   }
@@ -206,16 +218,5 @@ function upstreamError(error: unknown): Error {
       "the upstream token's signature does not verify",
     );
   }
-  return upstreamUnavailable("the upstream issuer's keys cannot be read");
-}
-
-async function readLimited(response: Response, limit: number): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of response.body ?? []) {
-    size += chunk.byteLength;
-    if (size > limit) throw new Error("document too large");
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  return upstreamUnavailable(`the upstream issuer's keys cannot be read${refusal(error)}`);
 }

@@ -179,3 +179,34 @@ it("--libraries-max-file-size takes binary units, defaults to 1 GiB, refuses the
     );
   }
 });
+
+it("allows no internal destination unless --outbound-allow (or its loopback alias) lists it", () => {
+  assert.deepEqual(resolveConfig({}, {}).outbound.allow, { hosts: [], cidrs: [] });
+  const listed = resolveConfig({ outboundAllow: "10.1.0.0/16, idp.corp.example,::1" }, {});
+  assert.deepEqual(listed.outbound.allow, {
+    hosts: ["idp.corp.example"],
+    cidrs: ["10.1.0.0/16", "::1/128"],
+  });
+  assert.ok(Object.isFrozen(listed.outbound.allow.cidrs));
+  const env = resolveConfig({}, { LADING_OUTBOUND_ALLOW: "127.0.0.1" });
+  assert.deepEqual(env.outbound.allow.cidrs, ["127.0.0.1/32"]);
+  // The older flag is an alias that adds the loopback ranges.
+  const alias = resolveConfig({ outboundAllow: "::1", eventsAllowHttpLoopback: "true" }, {});
+  assert.deepEqual(alias.outbound.allow.cidrs, ["::1/128", "127.0.0.0/8"]);
+  assert.deepEqual(
+    resolveConfig({}, { LADING_EVENTS_ALLOW_HTTP_LOOPBACK: "true" }).outbound.allow.cidrs,
+    ["127.0.0.0/8", "::1/128"],
+  );
+  assert.throws(
+    () => resolveConfig({ outboundAllow: "10.0.0.0/40" }, {}),
+    /^Error: --outbound-allow: "10.0.0.0\/40": the prefix length must be 0 to 32$/,
+  );
+  assert.throws(
+    () => resolveConfig({}, { LADING_OUTBOUND_ALLOW: "not a host" }),
+    /^Error: LADING_OUTBOUND_ALLOW: "not a host" is neither/,
+  );
+  assert.throws(
+    () => resolveConfig({ eventsAllowHttpLoopback: "yes" }, {}),
+    /--events-allow-http-loopback must be true or false/,
+  );
+});

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { parseByteSize } from "./byte-size.ts";
 import { type ConnectionLimits, resolveConnectionLimits } from "./connection-limits.ts";
 import { type EventsSettings, resolveEventsSettings } from "./events-settings.ts";
+import { type OutboundSettings, resolveOutboundSettings } from "./outbound-settings.ts";
 
 /** Lading's settings, validated once at start and frozen. */
 export interface LadingConfig {
@@ -51,8 +52,10 @@ export interface LadingConfig {
   eventsPulls: boolean;
   /** Largest file one library upload (wheel, npm tarball, Maven file) may be. Default 1 GiB. */
   librariesMaxFileBytes: number;
-  /** Webhook delivery: timeouts, retries, whether http loopback sinks are accepted. */
+  /** Webhook delivery: timeouts, retries, retention. */
   events: Readonly<EventsSettings>;
+  /** Which internal destinations requests made on a tenant's behalf may reach. */
+  outbound: Readonly<OutboundSettings>;
 }
 
 /** Settings as strings, from flags or the environment; absent means "use the default". */
@@ -86,6 +89,7 @@ export interface ConfigInput {
   eventsRetryWindow?: string;
   eventsBackoffBase?: string;
   eventsRetention?: string;
+  outboundAllow?: string;
 }
 
 /** The environment variable behind each setting. */
@@ -119,6 +123,7 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   eventsRetryWindow: "LADING_EVENTS_RETRY_WINDOW",
   eventsRetention: "LADING_EVENTS_RETENTION",
   eventsBackoffBase: "LADING_EVENTS_BACKOFF_BASE",
+  outboundAllow: "LADING_OUTBOUND_ALLOW",
 };
 
 /**
@@ -232,11 +237,14 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     maxConnections: pick("maxConnections"),
   });
   const events = resolveEventsSettings({
-    eventsAllowHttpLoopback: pick("eventsAllowHttpLoopback"),
     eventsTimeout: pick("eventsTimeout"),
     eventsRetryWindow: pick("eventsRetryWindow"),
     eventsBackoffBase: pick("eventsBackoffBase"),
     eventsRetention: pick("eventsRetention"),
+  });
+  const outbound = resolveOutboundSettings({
+    outboundAllow: pick("outboundAllow"),
+    eventsAllowHttpLoopback: pick("eventsAllowHttpLoopback"),
   });
   return Object.freeze({
     dataDir: pick("dataDir") ?? ".lading",
@@ -260,6 +268,7 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     eventsPulls: eventsPulls === "true",
     librariesMaxFileBytes: maxFileSize.value ?? 1024 ** 3,
     events: Object.freeze(events),
+    outbound: Object.freeze(outbound),
   });
 }
 

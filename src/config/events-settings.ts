@@ -2,8 +2,6 @@ import { parseDurationMs } from "./duration.ts";
 
 /** How the event dispatcher delivers (docs/events.md "Delivery"). */
 export interface EventsSettings {
-  /** Plain http sinks on a loopback host are accepted (development and tests). Default off. */
-  allowHttpLoopback: boolean;
   /** One attempt's deadline, connect to last response byte. Default 10 s. */
   timeoutMs: number;
   /** A delivery still failing this long after it was recorded is dead-lettered. Default 24 h. */
@@ -18,7 +16,6 @@ export interface EventsSettings {
 }
 
 export const defaultEventsSettings: Readonly<EventsSettings> = {
-  allowHttpLoopback: false,
   timeoutMs: 10_000,
   retryWindowMs: 24 * 3_600_000,
   backoffBaseMs: 1000,
@@ -27,7 +24,6 @@ export const defaultEventsSettings: Readonly<EventsSettings> = {
 
 /** The settings as strings, from flags, the environment or the file. */
 export interface EventsSettingsInput {
-  eventsAllowHttpLoopback?: string;
   eventsTimeout?: string;
   eventsRetryWindow?: string;
   eventsBackoffBase?: string;
@@ -43,10 +39,6 @@ export function resolveEventsSettings(input: EventsSettingsInput): EventsSetting
     if (parsed.error !== undefined) throw new Error(`${flag}: ${parsed.error}`);
     return parsed.value as number;
   };
-  const allow = input.eventsAllowHttpLoopback ?? "false";
-  if (allow !== "true" && allow !== "false") {
-    throw new Error(`--events-allow-http-loopback must be true or false, got "${allow}"`);
-  }
   const retryWindowMs = duration(input.eventsRetryWindow, "--events-retry-window", d.retryWindowMs);
   const retentionMs =
     input.eventsRetention === "forever"
@@ -57,7 +49,6 @@ export function resolveEventsSettings(input: EventsSettingsInput): EventsSetting
     throw new Error("--events-retention must be at least --events-retry-window, or forever");
   }
   return {
-    allowHttpLoopback: allow === "true",
     timeoutMs: duration(input.eventsTimeout, "--events-timeout", d.timeoutMs),
     retryWindowMs,
     backoffBaseMs: duration(input.eventsBackoffBase, "--events-backoff-base", d.backoffBaseMs),

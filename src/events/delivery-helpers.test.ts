@@ -1,28 +1,32 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { createOutboundGuard } from "../outbound/index.ts";
 import { backoffMs, maxBackoffMs, retryAfterMs } from "./backoff.ts";
 import { cloudEventHeaders, encodeValue } from "./cloud-event-headers.ts";
 import { parseHttpRequestText } from "./http-request-text.ts";
 import { bodyDigest } from "./send-event.ts";
-import { isLoopback, sinkProblem } from "./sink-url.ts";
+import { sinkProblem } from "./sink-url.ts";
 
 describe("sinkProblem", () => {
-  it("accepts https, and http to loopback only when allowed", () => {
-    assert.equal(sinkProblem("https://hooks.example.com/x?y=1", false), undefined);
-    assert.equal(sinkProblem("http://127.0.0.1:8080/", true), undefined);
-    assert.match(sinkProblem("http://127.0.0.1:8080/", false) ?? "", /allow-http-loopback/);
-    assert.match(sinkProblem("http://hooks.example.com/", true) ?? "", /loopback host/);
-    assert.match(sinkProblem("https://a:b@hooks.example.com/", false) ?? "", /credentials/);
-    assert.match(sinkProblem("https://:b@hooks.example.com/", false) ?? "", /credentials/);
-    assert.match(sinkProblem("mailto:x@example.com", false) ?? "", /https/);
-    assert.match(sinkProblem("", false) ?? "", /required/);
+  const strict = createOutboundGuard();
+  const loopback = createOutboundGuard({ allow: { hosts: [], cidrs: ["127.0.0.0/8"] } });
+  it("accepts https, and http to loopback only when loopback is allowed", () => {
+    assert.equal(sinkProblem("https://hooks.example.com/x?y=1", strict), undefined);
+    assert.equal(sinkProblem("http://127.0.0.1:8080/", loopback), undefined);
+    assert.match(sinkProblem("http://127.0.0.1:8080/", strict) ?? "", /--outbound-allow/);
+    assert.match(sinkProblem("http://hooks.example.com/", loopback) ?? "", /loopback host/);
+    assert.match(sinkProblem("https://a:b@hooks.example.com/", strict) ?? "", /credentials/);
+    assert.match(sinkProblem("https://:b@hooks.example.com/", strict) ?? "", /credentials/);
+    assert.match(sinkProblem("https://hooks.example.com/#x", strict) ?? "", /fragment/);
+    assert.match(sinkProblem("mailto:x@example.com", strict) ?? "", /https/);
+    assert.match(sinkProblem("", strict) ?? "", /required/);
+    assert.match(sinkProblem(`https://h.example/${"x".repeat(2048)}`, strict) ?? "", /2048/);
   });
 
-  it("knows loopback hosts", () => {
-    for (const host of ["localhost", "127.0.0.1", "127.255.0.9", "[::1]"])
-      assert.ok(isLoopback(host), host);
-    for (const host of ["128.0.0.1", "localhost.example.com", "[::2]", "10.0.0.1", "0.0.0.0"])
-      assert.ok(!isLoopback(host), host);
+  it("refuses internal https sinks unless allowed", () => {
+    assert.match(sinkProblem("https://10.0.0.1/", strict) ?? "", /internal address \(private\)/);
+    assert.match(sinkProblem("https://localhost/", strict) ?? "", /internal address/);
+    assert.equal(sinkProblem("https://localhost:9/", loopback), undefined);
   });
 });
 

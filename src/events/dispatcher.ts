@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { TokenIssuer } from "../auth/index.ts";
 import type { EventsSettings } from "../config/index.ts";
+import type { OutboundGuard } from "../outbound/index.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
 import { backoffMs, maxBackoffMs } from "./backoff.ts";
 import { type LeasedBatch, type LeasedDelivery, leaseDeliveries } from "./lease-deliveries.ts";
@@ -14,6 +15,8 @@ export interface DispatcherOptions {
   dialect: "sqlite" | "postgres";
   tokens: TokenIssuer;
   settings: Readonly<EventsSettings>;
+  /** Every delivery goes through it. */
+  outbound: OutboundGuard;
   log: Logger;
   /** `Lading/<version>`. */
   userAgent: string;
@@ -100,6 +103,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
   ): Promise<boolean> {
     const outcome = await sendEvent(delivery.event, subscription, {
       tokens: options.tokens,
+      outbound: options.outbound,
       userAgent: options.userAgent,
       timeoutMs: settings.timeoutMs,
       signal: shutdown.signal,
@@ -123,6 +127,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
           eventId: delivery.event.id,
           status: outcome.status,
           error: outcome.error,
+          detail: outcome.detail,
         },
         "event delivery failed",
       );

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { EventsSettings } from "../config/index.ts";
 import type { ListEngine, PageTokens } from "../lists/index.ts";
+import type { OutboundGuard } from "../outbound/index.ts";
 import type { Call } from "../rpc/index.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
 import type { EventActor } from "./record-event.ts";
@@ -11,6 +12,8 @@ export interface EventsContext {
   lists: ListEngine;
   pageTokens: PageTokens;
   settings: Readonly<EventsSettings>;
+  /** Checks sinks when subscriptions are created (and sends deliveries, in the dispatcher). */
+  outbound: OutboundGuard;
   /** The API URL, known once its listener is bound: the Ce-Source of API events. */
   apiUrl: () => string;
   /** Tells the dispatcher a delivery is due now, so it need not wait for its next poll. */

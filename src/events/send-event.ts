@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { TokenIssuer } from "../auth/index.ts";
+import { OutboundError, type OutboundGuard } from "../outbound/index.ts";
 import { retryAfterMs } from "./backoff.ts";
 import { cloudEventHeaders, type OutboxEvent, webhookAudience } from "./cloud-event-headers.ts";
 
@@ -11,8 +12,13 @@ export interface SendOutcome {
   ok: boolean;
   /** The sink's HTTP status; 0 without an answer. */
   status: number;
-  /** Why it failed; "" on success. Never holds the token. */
+  /**
+   * Why it failed, for the delivery log; "" on success. Never holds the token, and never a
+   * socket error of a destination the guard refused: that is "destination not allowed".
+   */
   error: string;
+  /** More on a refusal, for the server's own log only. */
+  detail?: string;
   latencyMs: number;
   /** A 429 or 503 answer's Retry-After, in ms. */
   retryAfterMs?: number;
@@ -23,6 +29,8 @@ export interface SendOutcome {
 /** What an attempt needs besides the event. */
 export interface SendOptions {
   tokens: TokenIssuer;
+  /** Sends the request: internal destinations only as the operator allows. */
+  outbound: OutboundGuard;
   userAgent: string;
   timeoutMs: number;
   /** Aborts the attempt when the server shuts down. */
@@ -35,9 +43,9 @@ export function bodyDigest(body: string | Uint8Array): string {
 }
 
 /**
- * POSTs `event` to `subscription.sink` in CloudEvents binary mode with a Bearer JWT for
- * `webhook:<group>`. Redirects are not followed (a sink moved elsewhere must be re-created
- * there) and the answer's body is discarded unread.
+ * POSTs `event` to `subscription.sink` through the outbound guard, in CloudEvents binary mode
+ * with a Bearer JWT for `webhook:<group>`. Redirects are not followed (a sink moved elsewhere
+ * must be re-created there) and the answer's body is discarded unread.
  */
 export async function sendEvent(
   event: OutboxEvent,
@@ -52,20 +60,9 @@ export async function sendEvent(
     ttlSeconds: webhookTokenTtlSeconds,
     claims: { webhook: { digest: bodyDigest(event.data), subscription: subscription.uid } },
   });
-  // One controller for the deadline and shutdown, so the error says which of them cut it.
-  const abort = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    abort.abort();
-  }, options.timeoutMs);
-  const stop = () => abort.abort();
-  options.signal.addEventListener("abort", stop, { once: true });
-  if (options.signal.aborted) abort.abort();
   try {
-    const response = await fetch(subscription.sink, {
+    const response = await options.outbound.request(subscription.sink, {
       method: "POST",
-      redirect: "manual",
       headers: {
         ...cloudEventHeaders(event),
         "Content-Type": "application/json",
@@ -73,9 +70,10 @@ export async function sendEvent(
         Authorization: `Bearer ${token}`,
       },
       body: event.data,
-      signal: abort.signal,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      readBody: false,
     });
-    await response.body?.cancel().catch(() => {});
     const status = response.status;
     const ok = status >= 200 && status < 300;
     return {
@@ -90,25 +88,23 @@ export async function sendEvent(
       gone: status === 410,
     };
   } catch (error) {
-    const message = timedOut
-      ? `no answer within ${options.timeoutMs} ms`
-      : options.signal.aborted
+    const failure = error instanceof OutboundError ? error : undefined;
+    const message =
+      failure?.reason === "aborted"
         ? "the server stopped during the attempt"
-        : networkError(error);
-    return { ok: false, status: 0, error: message, latencyMs: latency(), gone: false };
-  } finally {
-    clearTimeout(timer);
-    options.signal.removeEventListener("abort", stop);
+        : (failure?.message ?? "request failed").slice(0, 200);
+    return {
+      ok: false,
+      status: 0,
+      error: message,
+      detail: failure?.detail,
+      latencyMs: latency(),
+      gone: false,
+    };
   }
 }
 
 function statusError(status: number): string {
   if (status >= 300 && status < 400) return `HTTP ${status}: redirects are not followed`;
   return `HTTP ${status}`;
-}
-
-function networkError(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const text = cause?.code ?? cause?.message ?? (error as Error).message;
-  return `request failed: ${String(text).slice(0, 200)}`;
 }

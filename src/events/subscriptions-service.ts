@@ -67,7 +67,7 @@ export function createSubscriptionsService(ctx: EventsContext): BoundService {
     async createSubscription(req, call) {
       const subscription = req.subscription ?? create(SubscriptionSchema);
       const v = new Violations().uid("parent", req.parent);
-      const problem = sinkProblem(subscription.sink, ctx.settings.allowHttpLoopback);
+      const problem = sinkProblem(subscription.sink, ctx.outbound);
       if (problem) v.add("sink", problem);
       if (subscription.typePrefix.length > maxPrefixLength)
         v.add("type_prefix", `must be at most ${maxPrefixLength} characters`);

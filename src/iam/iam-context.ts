@@ -1,11 +1,14 @@
 import type { Kysely } from "kysely";
 import type { ListEngine } from "../lists/index.ts";
+import type { OutboundGuard } from "../outbound/index.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
 
 /** What the IAM services share. */
 export interface IamContext {
   db: Kysely<MetadataSchema>;
   lists: ListEngine;
+  /** Judges the issuers identities and identity providers name, when they are stored. */
+  outbound: Pick<OutboundGuard, "destinationProblem">;
 }
 
 /** The error domain of IAM errors: iam.lading.dev. */

@@ -90,7 +90,7 @@ export function createIdentitiesService(ctx: IamContext): BoundService {
         .uid("parent", req.parent)
         .name("name", identity.name)
         .description("description", identity.description);
-      const kind = checkKind(v, identity.claimMatch, identity.staticKeys, time);
+      const kind = checkKind(v, ctx.outbound, identity.claimMatch, identity.staticKeys, time);
       if (!v.empty) throw invalidArgument(iamDomain, v.list);
       await requireParentGroup(ctx, call, req.parent, "identity.create");
       const row: IdentitiesTable = {
@@ -129,7 +129,13 @@ export function createIdentitiesService(ctx: IamContext): BoundService {
       };
       if (kindChanged) {
         const wanted = applyKindPaths(kindFromRow(row), identity, paths);
-        const kind = checkKind(v, wanted.claimMatch, wanted.staticKeys, row.create_time);
+        const kind = checkKind(
+          v,
+          ctx.outbound,
+          wanted.claimMatch,
+          wanted.staticKeys,
+          row.create_time,
+        );
         Object.assign(next, kind);
       }
       v.name("name", next.name).description("description", next.description);

@@ -9,6 +9,7 @@ import {
   type StaticKeys,
   StaticKeysSchema,
 } from "../gen/lading/iam/v2/identities_pb.js";
+import type { OutboundGuard } from "../outbound/index.ts";
 import type { Violations } from "../rpc/index.ts";
 import type { IdentitiesTable } from "../store/metadata/index.ts";
 
@@ -137,10 +138,12 @@ export function applyKindPaths(
 /**
  * Validates the kind of an identity created at `createTime` and returns its columns. A claim
  * match or static keys with every field empty counts as absent; a static keys expiration time
- * left empty becomes `createTime` + 365 days.
+ * left empty becomes `createTime` + 365 days. A claim match's exact issuer must be one the
+ * outbound guard may fetch from (static keys are never fetched).
  */
 export function checkKind(
   v: Violations,
+  outbound: Pick<OutboundGuard, "destinationProblem">,
   claimMatch: ClaimMatch | undefined,
   staticKeys: StaticKeys | undefined,
   createTime: string,
@@ -179,7 +182,7 @@ export function checkKind(
     return none;
   }
   if (hasCm && claimMatch) {
-    for (const [field, description] of claimMatchProblems(claimMatch)) {
+    for (const [field, description] of claimMatchProblems(claimMatch, outbound)) {
       v.add(`claim_match.${field}`, description);
     }
     return {

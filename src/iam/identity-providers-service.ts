@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { isIssuerUrl } from "../auth/index.ts";
+import { issuerProblem } from "../auth/index.ts";
 import { invalidArgument } from "../errors/index.ts";
 import {
   type IdentityProvider,
@@ -83,10 +83,14 @@ function scopesToStore(v: Violations, scopes: string[]): string[] {
 }
 
 /** Checks a row about to be stored; the default role is checked separately. */
-function checkRow(v: Violations, row: IdentityProvidersTable): void {
+function checkRow(
+  v: Violations,
+  row: IdentityProvidersTable,
+  outbound: IamContext["outbound"],
+): void {
   v.name("name", row.name).description("description", row.description);
-  if (!isIssuerUrl(row.issuer))
-    v.add("oidc.issuer", "must be an https URL (http only for loopback hosts)");
+  const issuer = issuerProblem(row.issuer, outbound);
+  if (issuer) v.add("oidc.issuer", issuer);
   if (row.client_id === "" || row.client_id.length > 256)
     v.add("oidc.client_id", "must be 1 to 256 characters");
   if (row.client_secret.length > 1024)
@@ -103,7 +107,7 @@ export function createIdentityProvidersService(ctx: IamContext): BoundService {
 
   /** Validates `row`; its default role must be grantable and within the caller's own grants. */
   async function check(call: Call, v: Violations, row: IdentityProvidersTable): Promise<void> {
-    checkRow(v, row);
+    checkRow(v, row, ctx.outbound);
     const role = await grantableRole(ctx, v, "default_role", row.default_role_uid, row.parent_uid);
     if (!v.empty || !role) throw invalidArgument(iamDomain, v.list);
     await requireRoleCapabilities(call, role, row.parent_uid);

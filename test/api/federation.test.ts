@@ -23,7 +23,8 @@ for (const kind of storeKinds) {
       }));
 
     before(async () => {
-      server = await startTestServer(kind);
+      // The provider listens on loopback, which the operator must allow.
+      server = await startTestServer(kind, "acme", { outboundAllow: "127.0.0.1" });
       provider = await startProvider();
     });
     after(async () => {

@@ -20,7 +20,8 @@ for (const kind of storeKinds) {
     const audience = "https://github.com/acme";
 
     before(async () => {
-      server = await startTestServer(kind);
+      // The provider listens on loopback, which the operator must allow.
+      server = await startTestServer(kind, "acme", { outboundAllow: "127.0.0.1" });
       provider = await startProvider();
       const owner = { authorization: `Bearer ${server.org.token}` };
       const created = await fetch(`${server.apiUrl}/iam/v2/identities/${server.org.groupUid}`, {

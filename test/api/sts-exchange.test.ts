@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from "jose";
-import { startProvider } from "../support/oidc-provider.ts";
+import { listen, startProvider } from "../support/oidc-provider.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 import { storeKinds } from "../support/stores.ts";
 
@@ -22,7 +22,8 @@ for (const kind of storeKinds) {
       call(method, path, server.org.token, body);
 
     before(async () => {
-      server = await startTestServer(kind);
+      // The provider listens on loopback, which the operator must allow.
+      server = await startTestServer(kind, "acme", { outboundAllow: "127.0.0.1" });
       provider = await startProvider();
     });
     after(async () => {
@@ -262,6 +263,50 @@ for (const kind of storeKinds) {
       );
       const registryToken = ((await pull.json()) as Loose).token as string;
       assert.equal((await exchange(registryToken, { aud: registry })).status, 401);
+    });
+
+    it("never fetches keys from a jwks_uri on a loopback spelling the operator did not allow", async () => {
+      // The operator allows 127.0.0.1 only: a discovery document there may not send Lading on
+      // to another loopback address, 0.0.0.0 (which reaches this machine) or [::1]. Each
+      // spelling gets its own issuer path, since an issuer's discovery is cached.
+      const spellings = ["0.0.0.0", "127.0.0.2", "[::1]", "[::ffff:127.0.0.3]", "2130706434"];
+      const seen: string[] = [];
+      const issuerServer = await listen((req, res) => {
+        seen.push(req.url ?? "");
+        const path = (req.url ?? "").replace("/.well-known/openid-configuration", "");
+        const spelling = spellings[Number(path.slice(2))] ?? "127.0.0.1";
+        res.setHeader("content-type", "application/json");
+        res.end(
+          JSON.stringify({
+            issuer: `${issuerServer.url}${path}`,
+            jwks_uri: `http://${spelling}:${new URL(issuerServer.url).port}/jwks`,
+          }),
+        );
+      });
+      try {
+        const { privateKey } = await generateKeyPair("ES256");
+        for (const [i, spelling] of spellings.entries()) {
+          const iss = `${issuerServer.url}/s${i}`;
+          const uid = await identity({ claimMatch: { issuer: iss, subject: "ci" } });
+          const token = await new SignJWT({ sub: "ci", aud: server.apiUrl })
+            .setProtectedHeader({ alg: "ES256", kid: "k" })
+            .setIssuer(iss)
+            .setExpirationTime("5m")
+            .sign(privateKey);
+          const refused = await exchange(token, { identity: uid });
+          assert.equal(refused.status, 503, spelling);
+          assert.equal(refused.reason, "UPSTREAM_UNAVAILABLE", spelling);
+          assert.match(refused.body.message, /destination not allowed/, spelling);
+        }
+        assert.equal(seen.length, spellings.length, "each allowed discovery document was read");
+        assert.deepEqual(
+          seen.filter((url) => url === "/jwks"),
+          [],
+        );
+      } finally {
+        issuerServer.server.closeAllConnections();
+        issuerServer.server.close();
+      }
     });
   });
 }

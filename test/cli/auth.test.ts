@@ -88,7 +88,8 @@ for (const pair of registryPairs) {
     }
 
     before(async () => {
-      r = await startRegistryServer(pair);
+      // The provider listens on loopback, which the operator must allow.
+      r = await startRegistryServer(pair, { outboundAllow: "127.0.0.1" });
       provider = await startBrowserProvider({ redirectUri: `${r.server.apiUrl}/auth/v2/callback` });
       idp = await addIdentityProvider(
         r.server.lading.store.db,

@@ -19,7 +19,7 @@ describe("lading events", () => {
   let uid: string;
 
   before(async () => {
-    server = await startTestServer("sqlite", "acme", { eventsAllowHttpLoopback: "true" });
+    server = await startTestServer("sqlite", "acme", { outboundAllow: "127.0.0.1" });
     org = server.org.groupUid;
     cli = await cliRunner({
       LADING_API_URL: server.apiUrl,

@@ -14,7 +14,8 @@ for (const kind of storeKinds) {
     let org: string;
     let fixture: CliServer;
     before(async () => {
-      fixture = await startCliServer(kind);
+      // Its identity provider's issuer is on loopback, which the operator must allow.
+      fixture = await startCliServer(kind, { outboundAllow: "127.0.0.1" });
       ({ server, cli } = fixture);
       org = server.org.groupUid;
     });

@@ -32,7 +32,8 @@ for (const pair of registryPairs) {
     let bob: CliRunner;
 
     before(async () => {
-      r = await startRegistryServer(pair);
+      // The provider listens on loopback, which the operator must allow.
+      r = await startRegistryServer(pair, { outboundAllow: "127.0.0.1" });
       provider = await startBrowserProvider({ redirectUri: `${r.server.apiUrl}/auth/v2/callback` });
       provider.setAccount("me", { email: "me@example.com", emailVerified: true });
       provider.setAccount("bob", { email: "bob@example.com", emailVerified: true });

@@ -37,7 +37,7 @@ for (const kind of storeKinds) {
 
     before(async () => {
       server = await startTestServer(kind, "acme", {
-        eventsAllowHttpLoopback: "true",
+        outboundAllow: "127.0.0.1",
         eventsTimeout: "1s",
         eventsBackoffBase: "50ms",
       });

@@ -56,7 +56,7 @@ for (const kind of storeKinds) {
 
     before(async () => {
       server = await startTestServer(kind, "acme", {
-        eventsAllowHttpLoopback: "true",
+        outboundAllow: "127.0.0.1",
         eventsBackoffBase: "50ms",
       });
       org = server.org.groupUid;

@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from "../support/server.ts";
 import { storeKinds, type TestStore } from "../support/stores.ts";
 
 const eventSettings: ConfigInput = {
-  eventsAllowHttpLoopback: "true",
+  outboundAllow: "127.0.0.1",
   eventsTimeout: "10s",
   eventsBackoffBase: "50ms",
 };

@@ -22,7 +22,7 @@ for (const kind of storeKinds) {
         kind,
         "acme",
         {
-          eventsAllowHttpLoopback: "true",
+          outboundAllow: "127.0.0.1",
           eventsRetryWindow: "2s",
           eventsRetention: "2s",
           eventsBackoffBase: "50ms",

@@ -137,17 +137,71 @@ for (const kind of storeKinds) {
       }
     });
 
-    it("refuses http to loopback without --events-allow-http-loopback", async () => {
+    it("refuses internal sinks in every spelling without --outbound-allow, naming sink", async () => {
       strict = await startTestServer(kind);
-      const r = await restCall(
-        strict.apiUrl,
-        strict.org.token,
-        "POST",
-        `/events/v2/subscriptions/${strict.org.groupUid}`,
-        { sink: "http://127.0.0.1:9/hook" },
+      const internal = [
+        "http://127.0.0.1:9/hook",
+        "https://127.0.0.1:5432/hook",
+        "https://localhost/hook",
+        "https://LOCALHOST./hook",
+        "https://api.localhost/hook",
+        "https://127.1/hook",
+        "https://2130706433/hook",
+        "https://0x7f000001/hook",
+        "https://017700000001/hook",
+        "https://0.0.0.0/hook",
+        "https://[::ffff:127.0.0.1]/hook",
+        "https://[::1]/hook",
+        "https://[::]/hook",
+        "https://10.0.0.1/hook",
+        "https://172.16.5.4/hook",
+        "https://192.168.1.1/hook",
+        "https://100.64.0.1/hook",
+        "https://169.254.169.254/latest/meta-data",
+        "https://224.0.0.1/hook",
+        "https://255.255.255.255/hook",
+        "https://[fd00::1]/hook",
+        "https://[fe80::1]/hook",
+        "https://[ff02::1]/hook",
+        "https://[64:ff9b::7f00:1]/hook",
+        "https://[2002:7f00:1::]/hook",
+      ];
+      for (const url of internal) {
+        const r = await restCall(
+          strict.apiUrl,
+          strict.org.token,
+          "POST",
+          `/events/v2/subscriptions/${strict.org.groupUid}`,
+          { sink: url },
+        );
+        assert.equal(status(r), 400, url);
+        assert.deepEqual(
+          violations(r).map((v) => v.field),
+          ["sink"],
+          url,
+        );
+        assert.match(violations(r)[0].description, /internal address.*--outbound-allow/, url);
+      }
+    });
+
+    it("accepts loopback sinks, https too, with the --events-allow-http-loopback alias", async () => {
+      for (const url of [
+        "https://127.0.0.1:9/hook",
+        "https://[::ffff:127.0.0.1]:9/",
+        "https://localhost/",
+      ]) {
+        const r = await owner().call("POST", `/events/v2/subscriptions/${org}`, { sink: url });
+        assert.equal(status(r), 200, url);
+        ok(await owner().call("DELETE", `/events/v2/subscriptions/${(r as Loose).body.uid}`));
+      }
+      // The alias allows loopback only: other internal ranges stay refused.
+      const r = await owner().call("POST", `/events/v2/subscriptions/${org}`, {
+        sink: "https://10.0.0.1/hook",
+      });
+      assert.deepEqual(
+        violations(r).map((v) => v.field),
+        ["sink"],
       );
-      assert.equal(status(r), 400);
-      assert.match(violations(r)[0].description, /--events-allow-http-loopback/);
     });
 
     it("answers 401 to every RPC without a token", async () => {

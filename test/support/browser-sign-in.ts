@@ -229,7 +229,14 @@ export async function startSignInFixture(
   extra: ConfigInput = {},
   hooks: LadingHooks = {},
 ): Promise<SignInFixture> {
-  const server = await startTestServer(kind, "acme", extra, undefined, hooks);
+  // The provider listens on loopback, which the operator must allow.
+  const server = await startTestServer(
+    kind,
+    "acme",
+    { outboundAllow: "127.0.0.1", ...extra },
+    undefined,
+    hooks,
+  );
   const provider = await startBrowserProvider({ redirectUri: `${server.apiUrl}/auth/v2/callback` });
   const db = server.lading.store.db;
   return {

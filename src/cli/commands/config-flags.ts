@@ -103,9 +103,14 @@ export const configFlags: FlagSpec[] = [
     help: "largest file one library upload may be, e.g. 512MiB (default 1GiB)",
   },
   {
+    name: "outbound-allow",
+    value: "LIST",
+    help: "internal hosts and CIDRs requests on a tenant's behalf may reach, e.g. 10.1.0.0/16,idp.corp.example (default none)",
+  },
+  {
     name: "events-allow-http-loopback",
     type: "boolean",
-    help: "accept http:// event sinks on a loopback host (development and tests only)",
+    help: "alias: adds 127.0.0.0/8,::1 to --outbound-allow (development and tests only)",
   },
   {
     name: "events-timeout",
@@ -163,6 +168,7 @@ export function configFromFlags(parsed: ParsedArgs): ConfigInput {
     eventsRetryWindow: text("events-retry-window"),
     eventsBackoffBase: text("events-backoff-base"),
     eventsRetention: text("events-retention"),
+    outboundAllow: text("outbound-allow"),
   };
 }
 
