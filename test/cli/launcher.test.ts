@@ -4,7 +4,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, it } from "node:test";
+import { describe } from "../support/counted-describe.ts";
 import type { CliRun } from "./cli-support.ts";
 
 // The Node a Debian or Ubuntu machine runs for `#!/usr/bin/env node`: often older than Node 22,

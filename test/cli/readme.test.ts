@@ -4,9 +4,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, it } from "node:test";
 import { promisify } from "node:util";
 import { sharedDataDir } from "../../src/versions/testdata/shared-data.ts";
+import { describe } from "../support/counted-describe.ts";
 
 const run = promisify(execFile);
 

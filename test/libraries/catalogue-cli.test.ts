@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, it } from "node:test";
 import { sharedDataDir } from "../../src/versions/testdata/shared-data.ts";
 import {
   ensurePublicAdvisoriesGroup,
@@ -9,6 +9,7 @@ import {
   importFormats,
 } from "../../src/vulnerabilities/index.ts";
 import { type CliRunner, type CliServer, startCliServer } from "../cli/cli-support.ts";
+import { describe } from "../support/counted-describe.ts";
 import { seedVersion, seedVersions } from "../support/libraries.ts";
 import { storeKinds } from "../support/stores.ts";
 

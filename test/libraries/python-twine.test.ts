@@ -3,8 +3,9 @@ import { execFile, execFileSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, it } from "node:test";
 import { promisify } from "node:util";
+import { describe } from "../support/counted-describe.ts";
 import { basicToken, buildSdist, buildWheel } from "../support/python-packages.ts";
 import {
   type RegistryTestServer,
