@@ -1,24 +1,9 @@
 import assert from "node:assert/strict";
-import { readdir, readFile } from "node:fs/promises";
-import { join, relative } from "node:path";
 import { test } from "node:test";
 import { PackageURL } from "packageurl-js";
-import { layer, layersOf, type TarEntry } from "../../../test/support/tar-layers.ts";
+import { rootfsEntries } from "../../../test/support/fixture-rootfs.ts";
+import { layer, layersOf } from "../../../test/support/tar-layers.ts";
 import { scanImagePackages } from "./scan-image-packages.ts";
-
-const ROOTFS = new URL("../../../test/fixtures/images/bookworm-inventory/rootfs/", import.meta.url);
-
-/** Every file under the fixture's rootfs as a layer entry, paths relative to it. */
-async function rootfsEntries(): Promise<TarEntry[]> {
-  const root = ROOTFS.pathname;
-  const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  const files = entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
-  return Promise.all(
-    files
-      .sort()
-      .map(async (file) => ({ name: relative(root, file), content: await readFile(file) })),
-  );
-}
 
 const DIST = "usr/lib/python3/dist-packages";
 const DEB = "pkg:deb/debian";
@@ -43,6 +28,13 @@ const EXPECTED: [purl: string, source: string][] = [
   ],
   [`${DEB}/python3-pygments@2.14.0+dfsg-1?arch=all&${Q}&upstream=pygments`, "var/lib/dpkg/status"],
   [`${DEB}/python3-yaml@6.0-3+b2?arch=amd64&${Q}&upstream=pyyaml`, "var/lib/dpkg/status"],
+  [
+    "pkg:maven/com.google.guava/guava@31.1-jre",
+    "opt/app/webapp.war!/WEB-INF/lib/guava-31.1-jre.jar",
+  ],
+  ["pkg:maven/commons-io/commons-io@2.11.0", "opt/app/lib/commons-io-2.11.0.jar"],
+  ["pkg:maven/org.apache.commons/commons-lang3@3.12.0", "opt/app/lib/commons-lang3-3.12.0.jar"],
+  ["pkg:maven/org.slf4j/slf4j-api@1.7.32", "opt/app/lib/slf4j-api-1.7.32.jar"],
   ["pkg:npm/hooks-app@1.0.0", "app/package.json"],
   ["pkg:npm/packageurl-js@2.0.1", "app/node_modules/packageurl-js/package.json"],
   ["pkg:npm/packageurl-js@2.0.1", "opt/tool/node_modules/packageurl-js/package.json"],
@@ -55,7 +47,9 @@ const EXPECTED: [purl: string, source: string][] = [
 ];
 
 test("a Debian image of real files: every installed package at every path, nothing else", async () => {
-  const result = await scanImagePackages(layersOf(await layer(await rootfsEntries())));
+  const result = await scanImagePackages(
+    layersOf(await layer(await rootfsEntries("bookworm-inventory"))),
+  );
   assert.deepEqual(result.errors, []);
   assert.deepEqual(result.distro, { id: "debian", versionId: "12", idLike: [] });
   const found = result.packages.map((p) => `${p.purl} ${p.source}`);

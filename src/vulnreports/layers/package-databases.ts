@@ -1,5 +1,6 @@
 import { APK_INSTALLED_PATH, parseApkInstalled } from "./apk-installed.ts";
 import { isDpkgStatusPath, parseDpkgStatus } from "./dpkg-status.ts";
+import { isJavaArchivePath, parseJavaArchive } from "./java-archive.ts";
 import type { PackageDatabase } from "./layer-package.ts";
 import {
   isNodeApplicationPath,
@@ -14,17 +15,25 @@ import { isPythonDistInfoPath, parsePythonDistInfo } from "./python-dist-info.ts
 export interface PackageDatabaseReader {
   matches: (path: string) => boolean;
   /** `distro` is the image's os-release; language ecosystems ignore it. */
-  parse: (text: string, path: string, distro: Distro | undefined) => PackageDatabase;
+  parse: (bytes: Buffer, path: string, distro: Distro | undefined) => PackageDatabase;
 }
 
 /** Every package database a layer scan reads. */
 export const PACKAGE_DATABASES: readonly PackageDatabaseReader[] = [
-  { matches: (path) => path === APK_INSTALLED_PATH, parse: parseApkInstalled },
-  { matches: isDpkgStatusPath, parse: parseDpkgStatus },
-  { matches: isPythonDistInfoPath, parse: (text, path) => parsePythonDistInfo(text, path) },
-  { matches: isNodePackagePath, parse: (text, path) => parseNodePackage(text, path) },
-  { matches: isNodeApplicationPath, parse: (text, path) => parseNodeApplication(text, path) },
+  { matches: (path) => path === APK_INSTALLED_PATH, parse: textual(parseApkInstalled) },
+  { matches: isDpkgStatusPath, parse: textual(parseDpkgStatus) },
+  { matches: isPythonDistInfoPath, parse: textual(parsePythonDistInfo) },
+  { matches: isNodePackagePath, parse: textual(parseNodePackage) },
+  { matches: isNodeApplicationPath, parse: textual(parseNodeApplication) },
+  { matches: isJavaArchivePath, parse: (bytes, path) => parseJavaArchive(bytes, path) },
 ];
+
+/** A reader of a text database, given the file's bytes. */
+function textual(
+  parse: (text: string, path: string, distro?: Distro) => PackageDatabase,
+): PackageDatabaseReader["parse"] {
+  return (bytes, path, distro) => parse(bytes.toString("utf8"), path, distro);
+}
 
 /** The reader for a path, or undefined when it is no package database. */
 export function readerFor(path: string): PackageDatabaseReader | undefined {

@@ -17,7 +17,7 @@ export interface ImagePackages {
 
 /**
  * Streams an image's layers (base first) and lists the packages its package databases
- * record: apk, dpkg, Python dist-info and egg-info, npm manifests. For images pushed without
+ * record: apk, dpkg, Python dist-info and egg-info, npm manifests, Java archives. For images pushed without
  * an SBOM.
  */
 export async function scanImagePackages(
@@ -33,7 +33,7 @@ export async function scanImagePackages(
   for (const path of [...scan.files.keys()].sort()) {
     const reader = readerFor(path);
     if (reader === undefined) continue;
-    const read = reader.parse(scan.files.get(path)?.toString("utf8") ?? "", path, distro);
+    const read = reader.parse(scan.files.get(path) ?? Buffer.alloc(0), path, distro);
     errors.push(...read.errors);
     for (const pkg of read.packages) {
       const key = `${pkg.purl}\n${pkg.source}`;
