@@ -63,7 +63,10 @@ describe("lading admin demo-image", () => {
     assert.equal(scan.distro?.id, "wolfi");
     assert.deepEqual(
       scan.packages.map((p) => p.purl),
-      ["pkg:apk/wolfi/curl@8.4.0-r0?arch=aarch64", "pkg:apk/wolfi/git@2.40.1-r0?arch=aarch64"],
+      [
+        "pkg:apk/wolfi/curl@8.4.0-r0?arch=aarch64&distro=wolfi",
+        "pkg:apk/wolfi/git@2.40.1-r0?arch=aarch64&distro=wolfi",
+      ],
     );
     const bad = await lading("--out", join(dir, "bad-apk"), "--apk", "git");
     assert.equal(bad.code, 2);

@@ -38,7 +38,7 @@ export const expectedPackages = [
   {
     name: "busybox",
     version: "1.36.1-r29",
-    purl: "pkg:apk/alpine/busybox@1.36.1-r29?arch=x86_64",
+    purl: "pkg:apk/alpine/busybox@1.36.1-r29?arch=x86_64&distro=alpine-3.20.3",
     ecosystem: "apk",
     license: "GPL-2.0-only",
     origin: "busybox",
@@ -46,7 +46,7 @@ export const expectedPackages = [
   {
     name: "musl",
     version: "1.2.5-r0",
-    purl: "pkg:apk/alpine/musl@1.2.5-r0?arch=x86_64",
+    purl: "pkg:apk/alpine/musl@1.2.5-r0?arch=x86_64&distro=alpine-3.20.3",
     ecosystem: "apk",
     license: "MIT",
     origin: "musl",
@@ -54,7 +54,7 @@ export const expectedPackages = [
   {
     name: "tzdata",
     version: "2024a-0+deb12u1",
-    purl: "pkg:deb/debian/tzdata@2024a-0%2Bdeb12u1?arch=all",
+    purl: "pkg:deb/debian/tzdata@2024a-0+deb12u1?arch=all",
     ecosystem: "deb",
     license: "",
     origin: "",

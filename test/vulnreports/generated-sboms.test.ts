@@ -117,8 +117,8 @@ for (const pair of registryPairs) {
         .putManifest("acme/multi", "v1", index.bytes, "application/vnd.oci.image.index.v1+json");
       assert.equal(res.status, 201);
       for (const [image, arch, purl] of [
-        [amd64, "amd64", "pkg:apk/alpine/musl@1.2.5-r0?arch=x86_64"],
-        [arm64, "arm64", "pkg:apk/alpine/musl@1.2.5-r0?arch=aarch64"],
+        [amd64, "amd64", "pkg:apk/alpine/musl@1.2.5-r0?arch=x86_64&distro=alpine-3.20.3"],
+        [arm64, "arm64", "pkg:apk/alpine/musl@1.2.5-r0?arch=aarch64&distro=alpine-3.20.3"],
       ] as const) {
         const row = await h.settled(image.descriptor.digest, "done");
         assert.equal(row.architecture, arch);

@@ -1,10 +1,11 @@
-import { apkNamespace } from "./distro-namespace.ts";
+import { APK_FAMILY, apkNamespace } from "./distro-namespace.ts";
 import {
-  archQualifier,
+  distroQualifier,
+  formatPurl,
   type LayerPackage,
   type PackageDatabase,
-  purlPart,
 } from "./layer-package.ts";
+import type { Distro } from "./os-release.ts";
 
 /** The apk database path inside an image. */
 export const APK_INSTALLED_PATH = "lib/apk/db/installed";
@@ -12,10 +13,11 @@ export const APK_INSTALLED_PATH = "lib/apk/db/installed";
 /**
  * Reads apk's installed database: records of `X:value` lines separated by blank lines, of
  * which `P:` name, `V:` version, `A:` arch, `L:` licence and `o:` origin are used. `distroId`
- * is the os-release ID, which picks the purl namespace (wolfi, chainguard, else alpine).
+ * is the image's os-release: its ID picks the purl namespace (wolfi, chainguard, else alpine)
+ * and it is the purl's `distro`.
  */
-export function parseApkInstalled(text: string, path: string, distroId?: string): PackageDatabase {
-  const { namespace, ecosystem } = apkNamespace(distroId);
+export function parseApkInstalled(text: string, path: string, distro?: Distro): PackageDatabase {
+  const { namespace, ecosystem } = apkNamespace(distro?.id);
   const packages: LayerPackage[] = [];
   const errors: string[] = [];
   let record = new Map<string, string>();
@@ -27,11 +29,22 @@ export function parseApkInstalled(text: string, path: string, distroId?: string)
     if (!name || !version) {
       errors.push(`${path}: record at line ${start} has no ${name ? "V: version" : "P: name"}`);
     } else {
-      const arch = record.get("A");
+      const purl = formatPurl({
+        type: "apk",
+        namespace,
+        name,
+        version,
+        qualifiers: { arch: record.get("A"), distro: distroQualifier(distro, APK_FAMILY) },
+      });
+      if (purl.error !== undefined) {
+        errors.push(`${path}: record at line ${start}: ${purl.error}`);
+        record = new Map();
+        return;
+      }
       packages.push({
         name,
         version,
-        purl: `pkg:apk/${namespace}/${purlPart(name)}@${purlPart(version)}${archQualifier(arch)}`,
+        purl: purl.value,
         ecosystem,
         licence: record.get("L") || undefined,
         ...(record.get("o") ? { origin: record.get("o") } : {}),

@@ -15,6 +15,12 @@ const DEB: Readonly<Record<string, string>> = {
   ubuntu: "Ubuntu",
 };
 
+/** Distributions whose packages apk records. */
+export const APK_FAMILY: readonly string[] = ["alpine", "wolfi", "chainguard"];
+
+/** Distributions whose packages dpkg records. */
+export const DEB_FAMILY: readonly string[] = ["debian", "ubuntu"];
+
 /**
  * Where an apk package's advisories live: the os-release ID when it is an apk distribution
  * Lading has advisories for, otherwise Alpine, whose database format every apk image shares.

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { PackageURL } from "packageurl-js";
 import { isDpkgStatusPath, parseDpkgStatus } from "./dpkg-status.ts";
+
+const BOOKWORM = { id: "debian", versionId: "12", idLike: [] };
 
 const STATUS = `Package: libc6
 Status: install ok installed
@@ -32,47 +35,65 @@ Architecture: amd64
 Version: 1:4.13+dfsg1-1+b1
 `;
 
-test("installed stanzas become deb purls; removed ones do not count", () => {
-  const db = parseDpkgStatus(STATUS, "var/lib/dpkg/status", "debian");
+test("installed stanzas become canonical deb purls with distro, epoch and upstream; removed ones do not count", () => {
+  const db = parseDpkgStatus(STATUS, "var/lib/dpkg/status", BOOKWORM);
   assert.deepEqual(db.errors, []);
   assert.deepEqual(
     db.packages.map((p) => [p.name, p.version, p.purl, p.origin]),
     [
-      ["libc6", "2.36-9+deb12u7", "pkg:deb/debian/libc6@2.36-9%2Bdeb12u7?arch=amd64", "glibc"],
+      [
+        "libc6",
+        "2.36-9+deb12u7",
+        "pkg:deb/debian/libc6@2.36-9+deb12u7?arch=amd64&distro=debian-12&upstream=glibc",
+        "glibc",
+      ],
       [
         "perl-base",
         "5.36.0-7+deb12u1",
-        "pkg:deb/debian/perl-base@5.36.0-7%2Bdeb12u1?arch=amd64",
+        "pkg:deb/debian/perl-base@5.36.0-7+deb12u1?arch=amd64&distro=debian-12&upstream=perl",
         "perl",
       ],
       [
         "login",
         "1:4.13+dfsg1-1+b1",
-        "pkg:deb/debian/login@1%3A4.13%2Bdfsg1-1%2Bb1?arch=amd64",
+        "pkg:deb/debian/login@4.13+dfsg1-1+b1?arch=amd64&distro=debian-12&epoch=1",
         undefined,
       ],
     ],
   );
   assert.equal(db.packages[0].ecosystem, "Debian");
   assert.equal(db.packages[0].licence, undefined);
+  // Each purl reads back with the purl library as the same package, in the same canonical form.
+  for (const pkg of db.packages) {
+    const parsed = PackageURL.fromString(pkg.purl);
+    assert.equal(parsed.toString(), pkg.purl);
+    assert.equal(parsed.name, pkg.name);
+    const epoch = parsed.qualifiers?.epoch;
+    assert.equal(epoch ? `${epoch}:${parsed.version}` : parsed.version, pkg.version);
+  }
 });
 
-test("the epoch is kept in the version and percent-encoded in the purl", () => {
+test("the epoch is kept in the version and goes to the purl's epoch qualifier", () => {
   const db = parseDpkgStatus(
     "Package: x\nStatus: install ok installed\nVersion: 1:2.3-4\nArchitecture: all\n",
     "var/lib/dpkg/status",
   );
   assert.equal(db.packages[0].version, "1:2.3-4");
-  assert.equal(db.packages[0].purl, "pkg:deb/debian/x@1%3A2.3-4?arch=all");
+  assert.equal(db.packages[0].purl, "pkg:deb/debian/x@2.3-4?arch=all&epoch=1");
 });
 
 test("ubuntu images get the ubuntu namespace; other IDs fall back to debian", () => {
   const text = "Package: bash\nStatus: install ok installed\nVersion: 5.2.21-2ubuntu4\n";
-  const ubuntu = parseDpkgStatus(text, "var/lib/dpkg/status", "ubuntu").packages[0];
-  assert.equal(ubuntu.purl, "pkg:deb/ubuntu/bash@5.2.21-2ubuntu4");
+  const noble = { id: "ubuntu", versionId: "24.04", idLike: ["debian"] };
+  const ubuntu = parseDpkgStatus(text, "var/lib/dpkg/status", noble).packages[0];
+  assert.equal(ubuntu.purl, "pkg:deb/ubuntu/bash@5.2.21-2ubuntu4?distro=ubuntu-24.04");
   assert.equal(ubuntu.ecosystem, "Ubuntu");
-  const kali = parseDpkgStatus(text, "var/lib/dpkg/status", "kali").packages[0];
-  assert.equal(kali.purl, "pkg:deb/debian/bash@5.2.21-2ubuntu4");
+  const kali = parseDpkgStatus(text, "var/lib/dpkg/status", {
+    id: "kali",
+    versionId: "2024.3",
+    idLike: ["debian"],
+  }).packages[0];
+  assert.equal(kali.purl, "pkg:deb/debian/bash@5.2.21-2ubuntu4?distro=kali-2024.3");
 });
 
 test("status.d stanzas need no Status; in status a stanza without one is not installed", () => {

@@ -1,5 +1,5 @@
 import type { PackageDatabase } from "./layer-package.ts";
-import { purlPart } from "./layer-package.ts";
+import { formatPurl } from "./layer-package.ts";
 
 /**
  * `node_modules/<name>/package.json` or `node_modules/@scope/<name>/package.json`, at any depth
@@ -12,6 +12,25 @@ const MANIFEST_PATH = /(?:^|\/)node_modules\/(?:@[^/]+\/)?[^/.@][^/]*\/package\.
 /** Whether a path is the manifest of an installed npm package. */
 export function isNodePackagePath(path: string): boolean {
   return MANIFEST_PATH.test(path);
+}
+
+/**
+ * A `package.json` outside every `node_modules`: an application's own manifest, or a package
+ * vendored or installed by a distribution (`usr/share/nodejs/<name>/package.json`). Only those
+ * with a name and a version are packages; the rest (`{"type": "module"}` markers, private
+ * workspaces without a version) are not, and are not errors either.
+ */
+export function isNodeApplicationPath(path: string): boolean {
+  return (
+    (path === "package.json" || path.endsWith("/package.json")) &&
+    !/(?:^|\/)node_modules\//.test(path)
+  );
+}
+
+/** As `parseNodePackage`, for `isNodeApplicationPath` files: what is no package is skipped. */
+export function parseNodeApplication(text: string, path: string): PackageDatabase {
+  const read = parseNodePackage(text, path);
+  return read.packages.length > 0 ? read : { packages: [], errors: [] };
 }
 
 /**
@@ -33,16 +52,19 @@ export function parseNodePackage(text: string, path: string): PackageDatabase {
     return { packages: [], errors: [`${path}: no string "name" and "version"`] };
   }
   const slash = name.startsWith("@") ? name.indexOf("/") : -1;
-  const purlName =
-    slash > 0
-      ? `${purlPart(name.slice(0, slash))}/${purlPart(name.slice(slash + 1))}`
-      : purlPart(name);
+  const purl = formatPurl({
+    type: "npm",
+    namespace: slash > 0 ? name.slice(0, slash) : undefined,
+    name: slash > 0 ? name.slice(slash + 1) : name,
+    version,
+  });
+  if (purl.error !== undefined) return { packages: [], errors: [`${path}: ${purl.error}`] };
   return {
     packages: [
       {
         name,
         version,
-        purl: `pkg:npm/${purlName}@${purlPart(version)}`,
+        purl: purl.value,
         ecosystem: "npm",
         licence: licenceOf(manifest as Record<string, unknown>),
         source: path,

@@ -1,24 +1,39 @@
 import { APK_INSTALLED_PATH, parseApkInstalled } from "./apk-installed.ts";
 import { isDpkgStatusPath, parseDpkgStatus } from "./dpkg-status.ts";
+import { isJavaArchivePath, parseJavaArchive } from "./java-archive.ts";
 import type { PackageDatabase } from "./layer-package.ts";
-import { isNodePackagePath, parseNodePackage } from "./node-package.ts";
-import { OS_RELEASE_PATHS } from "./os-release.ts";
+import {
+  isNodeApplicationPath,
+  isNodePackagePath,
+  parseNodeApplication,
+  parseNodePackage,
+} from "./node-package.ts";
+import { type Distro, OS_RELEASE_PATHS } from "./os-release.ts";
 import { isPythonDistInfoPath, parsePythonDistInfo } from "./python-dist-info.ts";
 
 /** A kind of package database: which files are one, and how to read them. */
 export interface PackageDatabaseReader {
   matches: (path: string) => boolean;
-  /** `distroId` is the os-release ID; language ecosystems ignore it. */
-  parse: (text: string, path: string, distroId: string | undefined) => PackageDatabase;
+  /** `distro` is the image's os-release; language ecosystems ignore it. */
+  parse: (bytes: Buffer, path: string, distro: Distro | undefined) => PackageDatabase;
 }
 
 /** Every package database a layer scan reads. */
 export const PACKAGE_DATABASES: readonly PackageDatabaseReader[] = [
-  { matches: (path) => path === APK_INSTALLED_PATH, parse: parseApkInstalled },
-  { matches: isDpkgStatusPath, parse: parseDpkgStatus },
-  { matches: isPythonDistInfoPath, parse: (text, path) => parsePythonDistInfo(text, path) },
-  { matches: isNodePackagePath, parse: (text, path) => parseNodePackage(text, path) },
+  { matches: (path) => path === APK_INSTALLED_PATH, parse: textual(parseApkInstalled) },
+  { matches: isDpkgStatusPath, parse: textual(parseDpkgStatus) },
+  { matches: isPythonDistInfoPath, parse: textual(parsePythonDistInfo) },
+  { matches: isNodePackagePath, parse: textual(parseNodePackage) },
+  { matches: isNodeApplicationPath, parse: textual(parseNodeApplication) },
+  { matches: isJavaArchivePath, parse: (bytes, path) => parseJavaArchive(bytes, path) },
 ];
+
+/** A reader of a text database, given the file's bytes. */
+function textual(
+  parse: (text: string, path: string, distro?: Distro) => PackageDatabase,
+): PackageDatabaseReader["parse"] {
+  return (bytes, path, distro) => parse(bytes.toString("utf8"), path, distro);
+}
 
 /** The reader for a path, or undefined when it is no package database. */
 export function readerFor(path: string): PackageDatabaseReader | undefined {

@@ -14,7 +14,7 @@ test("core metadata becomes a pypi purl with the PEP 503 name", () => {
       {
         name: "foo-bar-baz",
         version: "1.0+local",
-        purl: "pkg:pypi/foo-bar-baz@1.0%2Blocal",
+        purl: "pkg:pypi/foo-bar-baz@1.0+local",
         ecosystem: "PyPI",
         licence: "MIT OR Apache-2.0",
         source: PATH,
@@ -40,10 +40,18 @@ test("no Name or Version is an error", () => {
   assert.deepEqual(parsePythonDistInfo("Name: a\n", PATH).errors, [`${PATH}: no Version field`]);
 });
 
-test("site-packages and dist-packages METADATA at any depth are wanted", () => {
+test("dist-info METADATA and egg-info PKG-INFO in any folder are wanted, other files not", () => {
   assert.ok(isPythonDistInfoPath(PATH));
   assert.ok(isPythonDistInfoPath("usr/lib/python3/dist-packages/six-1.16.0.dist-info/METADATA"));
   assert.ok(isPythonDistInfoPath("app/.venv/lib/python3.11/site-packages/x-1.dist-info/METADATA"));
+  // pip install --target puts distributions where no site-packages is.
+  assert.ok(isPythonDistInfoPath("app/deps/x-1.dist-info/METADATA"));
+  assert.ok(
+    isPythonDistInfoPath("usr/lib/python3/dist-packages/Pygments-2.14.0.egg-info/PKG-INFO"),
+  );
+  assert.ok(isPythonDistInfoPath("usr/lib/python3/dist-packages/cupshelpers-1.0-py3.10.egg-info"));
+  assert.ok(isPythonDistInfoPath("opt/lib/x-1.0-py3.11.egg/EGG-INFO/PKG-INFO"));
   assert.ok(!isPythonDistInfoPath("usr/lib/python3/site-packages/x-1.dist-info/RECORD"));
-  assert.ok(!isPythonDistInfoPath("usr/lib/python3/site-packages/x-1.egg-info/PKG-INFO"));
+  assert.ok(!isPythonDistInfoPath("usr/lib/python3/site-packages/x-1.egg-info/SOURCES.txt"));
+  assert.ok(!isPythonDistInfoPath("usr/lib/python3/site-packages/METADATA"));
 });

@@ -1,13 +1,24 @@
 import { readControlStanzas } from "./control-stanzas.ts";
 import type { PackageDatabase } from "./layer-package.ts";
-import { purlPart } from "./layer-package.ts";
+import { formatPurl } from "./layer-package.ts";
 
-/** `…/site-packages/<dist>.dist-info/METADATA` or the same under `dist-packages` (Debian). */
-const METADATA_PATH = /(?:^|\/)(?:site|dist)-packages\/[^/]+\.dist-info\/METADATA$/;
+/**
+ * Where installed distributions keep their core metadata, in any folder (not only
+ * site-packages: `pip install --target /app/deps` and vendored trees install elsewhere):
+ * `<dist>.dist-info/METADATA` (wheels), `<dist>.egg-info/PKG-INFO` (setuptools installs,
+ * Debian's own Python packages), a `<dist>.egg-info` file (distutils wrote one file), and
+ * `<dist>.egg/EGG-INFO/PKG-INFO` (zipped eggs unpacked).
+ */
+const METADATA_PATHS = [
+  /(?:^|\/)[^/]+\.dist-info\/METADATA$/,
+  /(?:^|\/)[^/]+\.egg-info\/PKG-INFO$/,
+  /(?:^|\/)[^/]+\.egg-info$/,
+  /(?:^|\/)[^/]+\.egg\/EGG-INFO\/PKG-INFO$/,
+];
 
 /** Whether a path is an installed Python distribution's core metadata. */
 export function isPythonDistInfoPath(path: string): boolean {
-  return METADATA_PATH.test(path);
+  return METADATA_PATHS.some((pattern) => pattern.test(path));
 }
 
 /** A distribution name as PEP 503 normalises it (and purl-spec's pypi type requires). */
@@ -29,12 +40,14 @@ export function parsePythonDistInfo(text: string, path: string): PackageDatabase
     return { packages: [], errors: [`${path}: no ${name ? "Version" : "Name"} field`] };
   }
   const normalised = normalisePythonName(name);
+  const purl = formatPurl({ type: "pypi", name: normalised, version });
+  if (purl.error !== undefined) return { packages: [], errors: [`${path}: ${purl.error}`] };
   return {
     packages: [
       {
         name: normalised,
         version,
-        purl: `pkg:pypi/${purlPart(normalised)}@${purlPart(version)}`,
+        purl: purl.value,
         ecosystem: "PyPI",
         licence: licenceOf(fields),
         source: path,

@@ -42,7 +42,7 @@ test("three layers: apk, dpkg and language packages come out as exactly these pu
             name: "app/node_modules/@types/node/package.json",
             content: '{"name":"@types/node","version":"24.0.0","license":"MIT"}',
           },
-          // The same package twice in one tree is listed once.
+          // The same package at two paths is listed at each.
           {
             name: "app/node_modules/x/node_modules/@types/node/package.json",
             content: '{"name":"@types/node","version":"24.0.0","license":"MIT"}',
@@ -55,11 +55,12 @@ test("three layers: apk, dpkg and language packages come out as exactly these pu
   assert.deepEqual(
     result.packages.map((p) => p.purl),
     [
-      "pkg:apk/wolfi/musl@1.2.5-r0?arch=x86_64",
-      "pkg:apk/wolfi/zlib@1.3.1-r1?arch=x86_64",
-      "pkg:deb/debian/libc6@2.36-9%2Bdeb12u7?arch=amd64",
-      "pkg:deb/debian/login@1%3A4.13%2Bdfsg1-1%2Bb1?arch=amd64",
-      "pkg:deb/debian/tzdata@2024a-0%2Bdeb12u1?arch=all",
+      "pkg:apk/wolfi/musl@1.2.5-r0?arch=x86_64&distro=wolfi-20230201",
+      "pkg:apk/wolfi/zlib@1.3.1-r1?arch=x86_64&distro=wolfi-20230201",
+      "pkg:deb/debian/libc6@2.36-9+deb12u7?arch=amd64&upstream=glibc",
+      "pkg:deb/debian/login@4.13+dfsg1-1+b1?arch=amd64&epoch=1",
+      "pkg:deb/debian/tzdata@2024a-0+deb12u1?arch=all",
+      "pkg:npm/%40types/node@24.0.0",
       "pkg:npm/%40types/node@24.0.0",
       "pkg:pypi/requests@2.32.3",
     ],

@@ -5,7 +5,7 @@ import { isPackageScanPath, readerFor } from "./package-databases.ts";
 
 /** The packages installed in an image, as its layers leave them. */
 export interface ImagePackages {
-  /** One per purl, sorted by purl. */
+  /** One per purl and location (the same package at two paths is two entries), by purl. */
   packages: LayerPackage[];
   /** Package databases (or os-release) present but not read, with why. */
   skipped: SkippedFile[];
@@ -17,7 +17,8 @@ export interface ImagePackages {
 
 /**
  * Streams an image's layers (base first) and lists the packages its package databases
- * record: apk, dpkg, Python dist-info and node_modules. For images pushed without an SBOM.
+ * record: apk, dpkg, Python dist-info and egg-info, npm manifests, Java archives. For images pushed without
+ * an SBOM.
  */
 export async function scanImagePackages(
   layers: AsyncIterable<LayerInput>,
@@ -26,19 +27,21 @@ export async function scanImagePackages(
   const scan = await scanLayers(layers, isPackageScanPath, options);
   const distro = distroOf(scan.files);
   const errors = [...scan.errors];
-  const byPurl = new Map<string, LayerPackage>();
-  // Paths in order, so that when two files record one purl the same one wins on every run.
+  const found = new Map<string, LayerPackage>();
+  // Paths in order, so that the list is the same on every run; one file naming a package twice
+  // (a status.d duplicate) still lists it once.
   for (const path of [...scan.files.keys()].sort()) {
     const reader = readerFor(path);
     if (reader === undefined) continue;
-    const read = reader.parse(scan.files.get(path)?.toString("utf8") ?? "", path, distro?.id);
+    const read = reader.parse(scan.files.get(path) ?? Buffer.alloc(0), path, distro);
     errors.push(...read.errors);
-    for (const found of read.packages) {
-      if (!byPurl.has(found.purl)) byPurl.set(found.purl, found);
+    for (const pkg of read.packages) {
+      const key = `${pkg.purl}\n${pkg.source}`;
+      if (!found.has(key)) found.set(key, pkg);
     }
   }
-  const packages = [...byPurl.values()].sort((a, b) =>
-    a.purl < b.purl ? -1 : a.purl > b.purl ? 1 : 0,
+  const packages = [...found.values()].sort((a, b) =>
+    a.purl < b.purl ? -1 : a.purl > b.purl ? 1 : a.source < b.source ? -1 : 1,
   );
   return { packages, skipped: scan.skipped, distro, errors };
 }

@@ -165,7 +165,8 @@ export async function scanImage(
     ...platform,
     distro: distroName(scan.value.distro),
     size,
-    packages: scan.value.packages.map((p) => ({
+    // The SBOM keeps every location; the report lists a package once, whatever its paths.
+    packages: uniqueByPurl(scan.value.packages).map((p) => ({
       name: p.name,
       version: p.version,
       purl: p.purl,
@@ -233,4 +234,13 @@ async function repoPath(db: Kysely<MetadataSchema>, repoUid: string): Promise<st
     .where("repos.uid", "=", repoUid)
     .executeTakeFirst();
   return repo ? `${repo.org}/${repo.name}` : repoUid;
+}
+
+function uniqueByPurl<T extends { purl: string }>(packages: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return packages.filter((p) => {
+    if (seen.has(p.purl)) return false;
+    seen.add(p.purl);
+    return true;
+  });
 }

@@ -1,0 +1,112 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+import {
+  ensurePublicAdvisoriesGroup,
+  importFeed,
+  importFormats,
+} from "../../src/vulnerabilities/index.ts";
+import { rootfsEntries } from "../support/fixture-rootfs.ts";
+import {
+  type RegistryTestServer,
+  registryPairs,
+  startRegistryServer,
+} from "../support/registry-server.ts";
+import { umociImage, waitFor } from "../support/scan-images.ts";
+
+const run = promisify(execFile);
+const GHSA = "GHSA-78wr-2p64-hpwj";
+const GHSA_FILE = new URL(`../fixtures/osv/${GHSA}.json`, import.meta.url);
+
+interface Match {
+  vulnerability: { id: string };
+  pkg: { name: string; version: string; purl: string };
+}
+
+/**
+ * The real-file Debian image (test/fixtures/images/bookworm-inventory) pushed with skopeo, with
+ * scanning on: its generated package list has the jars, eggs and application manifests, and
+ * its report matches the jar against the OSV record of its ecosystem.
+ */
+for (const pair of registryPairs) {
+  describe(`package inventory of a real-file image [${pair.store}, ${pair.blobs}]`, () => {
+    // Lading as users run it: scanning and matching on, no hooks.
+    let r: RegistryTestServer;
+    before(async () => {
+      r = await startRegistryServer(pair);
+    });
+    after(() => r?.close());
+
+    it("lists jars, egg-info and npm applications and matches commons-io against its GHSA", async () => {
+      const db = r.server.lading.store.db;
+      await importFeed(
+        db,
+        { parentUid: await ensurePublicAdvisoriesGroup(db), source: "osv", author: "test" },
+        importFormats.osv.parser,
+        [{ file: `${GHSA}.json`, text: await readFile(GHSA_FILE, "utf8") }],
+        { finish: false },
+      );
+      const { layout, digest } = await umociImage("v1", [
+        await rootfsEntries("bookworm-inventory"),
+      ]);
+      await run("skopeo", [
+        "copy",
+        `oci:${layout}:v1`,
+        `docker://${r.host}/acme/inventory:v1`,
+        "--dest-creds",
+        `_token:${r.ownerToken}`,
+        "--dest-tls-verify=false",
+      ]);
+      const row = await waitFor(
+        "the scan",
+        () =>
+          db
+            .selectFrom("image_scans")
+            .selectAll()
+            .where("digest", "=", digest)
+            .where("state", "=", "done")
+            .executeTakeFirst(),
+        60_000,
+      );
+      assert.equal(row.distro, "debian 12");
+      const rows = await db
+        .selectFrom("image_packages")
+        .select("purl")
+        .where("image_digest", "=", digest)
+        .execute();
+      const purls = rows.map((p) => p.purl);
+      for (const purl of [
+        "pkg:maven/commons-io/commons-io@2.11.0",
+        "pkg:maven/com.google.guava/guava@31.1-jre",
+        "pkg:pypi/pygments@2.14.0",
+        "pkg:pypi/greet-lading@1.2.0",
+        "pkg:npm/hooks-app@1.0.0",
+        "pkg:deb/debian/login@4.13+dfsg1-1+deb12u1?arch=amd64&distro=debian-12&epoch=1&upstream=shadow",
+      ]) {
+        assert.ok(purls.includes(purl), `${purl} is listed`);
+      }
+      // Found at two paths, listed once in the package list.
+      assert.equal(purls.filter((p) => p === "pkg:npm/packageurl-js@2.0.1").length, 1);
+
+      const report = await waitFor(
+        "the report",
+        async () => {
+          const res = await fetch(
+            `${r.server.apiUrl}/registry/v1/repos/${row.repo_uid}/digests/${digest}/vulnreport`,
+            { headers: { authorization: `Bearer ${r.server.org.token}` } },
+          );
+          if (!res.ok) return undefined;
+          const body = (await res.json()) as { vulnerabilityMatches?: Match[] };
+          return body.vulnerabilityMatches?.length ? body.vulnerabilityMatches : undefined;
+        },
+        60_000,
+      );
+      assert.deepEqual(
+        report.map((m) => [m.vulnerability.id, m.pkg.name, m.pkg.version]),
+        [["CVE-2024-47554", "commons-io:commons-io", "2.11.0"]],
+      );
+    });
+  });
+}
