@@ -243,6 +243,7 @@ export async function startLading(
     pool: store.poolStats,
     requestIdOf,
     onManifestPushed: scans.onManifestPushed,
+    generatedSbomReferrers: config.scanSbomReferrers,
     // The same readiness as the API listener's: one process, one state.
     probe: (path) => probeAnswer(path, () => ready),
   });

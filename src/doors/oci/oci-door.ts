@@ -62,6 +62,8 @@ export interface OciDoorOptions {
   pullWriter?: PullWriter;
   /** The PostgreSQL pool's figures for /metrics; absent on SQLite. */
   pool?: RegistryGauges["pool"];
+  /** Whether the referrers API lists generated SBOMs (see OciContext). Default false. */
+  generatedSbomReferrers?: boolean;
   /** Told of every committed manifest push (see OciContext). */
   onManifestPushed?: OciContext["onManifestPushed"];
   /**
@@ -124,6 +126,7 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     log,
     onManifestPushed: options.onManifestPushed,
     registryUrl: options.registryUrl,
+    generatedSbomReferrers: options.generatedSbomReferrers ?? false,
     pulls:
       options.eventsPulls === false
         ? undefined
