@@ -53,6 +53,7 @@ import {
   createApiHandler,
   createListener,
   createLogger,
+  createPlatformMetrics,
   probeAnswer,
   requestIdOf,
 } from "../server/index.ts";
@@ -69,6 +70,7 @@ import { computeReport } from "../vulnreports/matching/index.ts";
 import { createVulnReportHandlers } from "../vulnreports/reports/index.ts";
 import { createScanWorker, type MatchImage } from "../vulnreports/scans/index.ts";
 import { signInEvents } from "./iam-events.ts";
+import { platformGauges } from "./platform-gauges.ts";
 
 type RequestHandler = (req: HttpRequest, res: HttpResponse) => void;
 
@@ -115,6 +117,8 @@ export interface LadingHooks {
    * that resolve to loopback without touching the machine's resolver.
    */
   resolve?: Resolver;
+  /** How long `lading_storage_bytes` reuses a sum before reading it again. Default 60 s. */
+  storageMetricsMaxAgeMs?: number;
 }
 
 /** Opens and migrates the metadata store, then serves the API listener. */
@@ -144,6 +148,11 @@ export async function startLading(
     blobStoreUrl: config.blobStoreUrl,
   });
   const termsGate = createTermsGate(db, config.requiredTerms);
+  // One set of process metrics, served on both listeners' /metrics after their own.
+  const platformMetrics = createPlatformMetrics({
+    gauges: platformGauges(db),
+    storageMaxAgeMs: hooks.storageMetricsMaxAgeMs,
+  });
   const registry = { ...ctx, blobs, termsGate };
   const services = withOutbox(
     [
@@ -227,6 +236,7 @@ export async function startLading(
       }),
     registryUrl,
     scan: config.scanImages,
+    onScanned: platformMetrics.scan,
   });
   const oci = createOciDoor({
     db,
@@ -241,8 +251,10 @@ export async function startLading(
     eventsPulls: config.eventsPulls,
     pullWriter: store.dialect === "sqlite" ? workerPullWriter(config.dataDir) : undefined,
     pool: store.poolStats,
+    sharedMetrics: platformMetrics.registry,
     requestIdOf,
     onManifestPushed: scans.onManifestPushed,
+    generatedSbomReferrers: config.scanSbomReferrers,
     // The same readiness as the API listener's: one process, one state.
     probe: (path) => probeAnswer(path, () => ready),
   });
@@ -291,6 +303,7 @@ export async function startLading(
     }),
     log,
     isReady: () => ready,
+    sharedMetrics: platformMetrics.registry,
   });
   dispatcher = startDispatcher({
     db,
@@ -300,6 +313,7 @@ export async function startLading(
     outbound,
     log,
     userAgent: `Lading/${ladingVersion()}`,
+    onAttempt: platformMetrics.delivery,
   });
   const pruner = startEventPruner({
     db,

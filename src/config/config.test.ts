@@ -74,6 +74,15 @@ it("scans images unless told not to", () => {
   );
 });
 
+it("keeps generated SBOMs out of the referrers API unless told to list them", () => {
+  assert.equal(resolveConfig({}, {}).scanSbomReferrers, false);
+  assert.equal(resolveConfig({}, { LADING_SCAN_SBOM_REFERRERS: "true" }).scanSbomReferrers, true);
+  assert.throws(
+    () => resolveConfig({ scanSbomReferrers: "yes" }, {}),
+    /--scan-sbom-referrers must be true or false/,
+  );
+});
+
 it("derives the registry audience from the registry URL", () => {
   assert.equal(registryAudience("http://127.0.0.1:5000"), "127.0.0.1:5000");
   assert.equal(registryAudience("https://cr.example.com:443"), "cr.example.com");

@@ -48,6 +48,11 @@ export interface LadingConfig {
    * true; a replica that should only serve can leave the scans to the others.
    */
   scanImages: boolean;
+  /**
+   * Whether the referrers API lists the SBOMs Lading generates beside the pushed referrers.
+   * Default false: a client reads back exactly the referrers pushed.
+   */
+  scanSbomReferrers: boolean;
   /** Whether manifest GETs and HEADs record `dev.lading.registry.pull.v1` events. Default true. */
   eventsPulls: boolean;
   /** Largest file one library upload (wheel, npm tarball, Maven file) may be. Default 1 GiB. */
@@ -82,6 +87,7 @@ export interface ConfigInput {
   maxConnections?: string;
   logFormat?: string;
   scanImages?: string;
+  scanSbomReferrers?: string;
   eventsPulls?: string;
   librariesMaxFileSize?: string;
   eventsAllowHttpLoopback?: string;
@@ -116,6 +122,7 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   maxConnections: "LADING_MAX_CONNECTIONS",
   logFormat: "LADING_LOG_FORMAT",
   scanImages: "LADING_SCAN_IMAGES",
+  scanSbomReferrers: "LADING_SCAN_SBOM_REFERRERS",
   eventsPulls: "LADING_EVENTS_PULLS",
   librariesMaxFileSize: "LADING_LIBRARIES_MAX_FILE_SIZE",
   eventsAllowHttpLoopback: "LADING_EVENTS_ALLOW_HTTP_LOOPBACK",
@@ -219,6 +226,10 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
   if (scanImages !== "true" && scanImages !== "false") {
     throw new Error(`--scan-images must be true or false, got "${scanImages}"`);
   }
+  const scanSbomReferrers = pick("scanSbomReferrers") ?? "false";
+  if (scanSbomReferrers !== "true" && scanSbomReferrers !== "false") {
+    throw new Error(`--scan-sbom-referrers must be true or false, got "${scanSbomReferrers}"`);
+  }
   const eventsPulls = pick("eventsPulls") ?? "true";
   if (eventsPulls !== "true" && eventsPulls !== "false") {
     throw new Error(`--events-pulls must be true or false, got "${eventsPulls}"`);
@@ -265,6 +276,7 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     requiredTerms: Object.freeze(requiredTerms),
     connections: Object.freeze(connections),
     scanImages: scanImages === "true",
+    scanSbomReferrers: scanSbomReferrers === "true",
     eventsPulls: eventsPulls === "true",
     librariesMaxFileBytes: maxFileSize.value ?? 1024 ** 3,
     events: Object.freeze(events),

@@ -26,6 +26,8 @@ export interface DispatcherOptions {
   concurrency?: number;
   /** Deliveries of one subscription leased together, sent in order. Default 20. */
   batch?: number;
+  /** Told what each recorded attempt left its delivery as (the process metrics count them). */
+  onAttempt?(outcome: "delivered" | "retry" | "dead"): void;
 }
 
 /** Delivers the outbox's pending deliveries to their sinks (docs/events.md "Delivery"). */
@@ -110,9 +112,10 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     });
     // An attempt cut by shutdown is not counted: the lease goes back and the next owner retries.
     if (!outcome.ok && shutdown.signal.aborted) return false;
+    const after = afterAttempt(delivery, outcome);
     const updated = await db
       .updateTable("deliveries")
-      .set(afterAttempt(delivery, outcome))
+      .set(after)
       .where("subscription_uid", "=", subscription.uid)
       .where("event_seq", "=", delivery.eventSeq)
       .where("lease_owner", "=", owner)
@@ -120,6 +123,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     // The row is gone (subscription deleted) or no longer ours (redelivered, lease taken over):
     // stop the batch rather than send the rest to a sink that may no longer want them.
     if (Number(updated.numUpdatedRows) === 0) return false;
+    options.onAttempt?.(after.state === "pending" ? "retry" : after.state);
     if (!outcome.ok) {
       log.info(
         {
@@ -139,7 +143,11 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     const nowMs = Date.now();
     const attempts = delivery.attempts + 1;
     const expired = nowMs - Date.parse(delivery.createTime) >= settings.retryWindowMs;
-    const state = outcome.ok ? "delivered" : outcome.gone || expired ? "dead" : "pending";
+    const state: "delivered" | "dead" | "pending" = outcome.ok
+      ? "delivered"
+      : outcome.gone || expired
+        ? "dead"
+        : "pending";
     const wait =
       state === "pending"
         ? Math.min(

@@ -1,5 +1,6 @@
 import { Code } from "@connectrpc/connect";
 import type { Logger } from "pino";
+import type { Registry } from "prom-client";
 import type { ConsoleFiles } from "../doors/console/index.ts";
 import type { GrpcDoor } from "../doors/grpc/index.ts";
 import { type RestDoor, renderRestError, sendJson, sendStatus } from "../doors/rest/index.ts";
@@ -23,6 +24,8 @@ export interface ApiHandlerOptions {
   console?: ConsoleFiles;
   /** Where request metrics go. Default: a new registry for this handler. */
   metrics?: HttpMetrics;
+  /** The process's metrics (scans, deliveries, storage), served after this listener's. */
+  sharedMetrics?: Registry;
 }
 
 interface State {
@@ -74,7 +77,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     }
     if (method === "GET" && path === "/metrics") {
       state.door = "metrics";
-      const text = await metrics.registry.metrics();
+      const own = await metrics.registry.metrics();
+      const text = own + ((await options.sharedMetrics?.metrics()) ?? "");
       res.statusCode = 200;
       res.setHeader("content-type", metrics.registry.contentType);
       res.end(text);

@@ -182,6 +182,8 @@ matrix(
         size: String(amd.from.size),
         scanState: "done",
         reason: "",
+        sbomDigest: "",
+        sbomSource: "generated",
       });
       assert.equal(x86.sizeChange, "500");
       const short = (list: Loose[]) => list.map((p) => `${p.name} ${p.fromVersion}>${p.toVersion}`);

@@ -214,76 +214,86 @@ for (const pair of registryPairs) {
       assert.equal((await c.fetch(`/v2/acme/tags/blobs/${config}`)).status, 404);
     });
 
-    it("answers referrers with artifactType filtering and OCI-Subject", async () => {
-      const image = buildImage("subject");
-      const subject = await c.pushImage("acme/refs", "v1", image);
-      const empty = Buffer.from("{}");
-      const emptyDigest = await c.pushBlob("acme/refs", empty);
-      const artifact = (type: string) =>
-        Buffer.from(
-          JSON.stringify({
-            schemaVersion: 2,
-            mediaType: "application/vnd.oci.image.manifest.v1+json",
-            artifactType: type,
-            config: {
-              mediaType: "application/vnd.oci.empty.v1+json",
-              digest: emptyDigest,
-              size: 2,
-            },
-            layers: [
-              { mediaType: "application/vnd.oci.empty.v1+json", digest: emptyDigest, size: 2 },
-            ],
-            subject: image.descriptor,
-            annotations: { kind: type },
-          }),
-        );
-      const sbom = artifact("application/spdx+json");
-      const sig = artifact("application/vnd.dev.cosign");
-      for (const bytes of [sbom, sig]) {
-        const put = await c.putManifest("acme/refs", sha256(bytes), bytes);
-        assert.equal(put.status, 201);
-        assert.equal(put.headers.get("oci-subject"), subject);
-      }
-      // The pushed "SBOM" is empty, so Lading adds an SBOM of its own once the scan has read
-      // the pushed one (docs/vulnerability-reports.md): wait for it, then list.
-      const db = r.server.lading.store.db;
-      const generated = await waitFor("the generated SBOM", async () => {
-        const sboms = await db
-          .selectFrom("image_sboms")
-          .select(["sbom_digest", "source"])
-          .where("image_digest", "=", subject)
-          .execute();
-        const scan = await db
-          .selectFrom("image_scans")
-          .select("state")
-          .where("digest", "=", subject)
-          .executeTakeFirst();
-        const done = scan?.state === "done" && sboms.some((s) => s.sbom_digest === sha256(sbom));
-        return done ? sboms.find((s) => s.source === "generated")?.sbom_digest : undefined;
-      });
-      const all = await c.fetch(`/v2/acme/refs/referrers/${subject}`);
-      assert.equal(all.headers.get("content-type"), "application/vnd.oci.image.index.v1+json");
-      const body = (await all.json()) as {
-        manifests: { digest: string; artifactType: string; annotations: object }[];
-      };
+    it("reads back exactly the referrers pushed, filtered by artifactType, once the scan is done", async () => {
+      const { subject, pushed } = await pushReferrers(c, "acme/refs", [
+        "application/spdx+json",
+        "application/spdx+json",
+        "application/vnd.cyclonedx+json",
+        "application/vnd.dev.cosign.artifact.sig.v1+json",
+        "application/vnd.example.peanut.butter",
+      ]);
+      const generated = await generatedSbomOf(r, subject, pushed.slice(0, 3));
+      const body = await referrers(c, `/v2/acme/refs/referrers/${subject}`);
       assert.deepEqual(
         body.manifests.map((m) => m.digest),
-        [sha256(sbom), sha256(sig), generated].sort(),
+        [...pushed].sort(),
       );
       const filtered = await c.fetch(
         `/v2/acme/refs/referrers/${subject}?artifactType=application/spdx%2Bjson`,
       );
       assert.equal(filtered.headers.get("oci-filters-applied"), "artifactType");
-      const only = (await filtered.json()) as typeof body;
+      const only = (await filtered.json()) as ReferrersBody;
       assert.deepEqual(
         only.manifests.map((m) => m.digest),
-        [sha256(sbom), generated].sort(),
+        pushed.slice(0, 2).sort(),
       );
-      const pushed = only.manifests.find((m) => m.digest === sha256(sbom));
-      assert.deepEqual(pushed?.annotations, { kind: "application/spdx+json" });
-      const none = await c.fetch(`/v2/acme/refs/referrers/${sha256("nothing")}`);
-      assert.equal(none.status, 200);
-      assert.deepEqual(((await none.json()) as typeof body).manifests, []);
+      const first = only.manifests.find((m) => m.digest === pushed[0]);
+      assert.deepEqual(first?.annotations, { kind: "application/spdx+json" });
+      const none = await referrers(c, `/v2/acme/refs/referrers/${sha256("nothing")}`);
+      assert.deepEqual(none.manifests, []);
+      // Not listed, still offered: the image's package list names it, and it is pulled by digest.
+      const api = (path: string) =>
+        fetch(`${r.server.apiUrl}${path}`, {
+          headers: { authorization: `Bearer ${r.server.org.token}` },
+        }).then(async (res) => {
+          assert.equal(res.status, 200, path);
+          return (await res.json()) as unknown;
+        });
+      const repo = ((await api("/registry/v2/repos?name=refs")) as { repos: { uid: string }[] })
+        .repos[0].uid;
+      const listed = (await api(`/registry/v2/images:packages?repo=${repo}&digest=${subject}`)) as {
+        architectures: { image: { sbomDigest: string; sbomSource: string } }[];
+      };
+      assert.deepEqual(listed.architectures[0].image, {
+        ...listed.architectures[0].image,
+        sbomDigest: generated,
+        sbomSource: "generated",
+      });
+      const sbom = await c.fetch(`/v2/acme/refs/manifests/${generated}`);
+      assert.equal(sbom.status, 200);
+      assert.equal(
+        ((await sbom.json()) as { subject: { digest: string } }).subject.digest,
+        subject,
+      );
+    });
+
+    describe("with --scan-sbom-referrers true", () => {
+      let listing: RegistryTestServer;
+      before(async () => {
+        listing = await startRegistryServer(pair, { scanSbomReferrers: "true" });
+      });
+      after(() => listing?.close());
+
+      it("lists the generated SBOM beside the pushed referrers, for oras discover", async () => {
+        const oci = ociClient(listing.registryUrl, listing.ownerToken);
+        const { subject, pushed } = await pushReferrers(oci, "acme/listed", [
+          "application/vnd.dev.cosign.artifact.sig.v1+json",
+        ]);
+        const generated = await generatedSbomOf(listing, subject, []);
+        const all = await referrers(oci, `/v2/acme/listed/referrers/${subject}`);
+        assert.deepEqual(
+          all.manifests.map((m) => m.digest),
+          [...pushed, generated].sort(),
+        );
+        const spdx = await referrers(
+          oci,
+          `/v2/acme/listed/referrers/${subject}?artifactType=application/spdx%2Bjson`,
+        );
+        assert.deepEqual(
+          spdx.manifests.map((m) => [m.digest, m.artifactType]),
+          [[generated, "application/spdx+json"]],
+        );
+      });
     });
 
     it("keeps a session resumable when a chunk is killed halfway", async () => {
@@ -357,5 +367,70 @@ for (const pair of registryPairs) {
         .execute();
       assert.equal(rows.length, 0);
     });
+  });
+}
+
+interface ReferrersBody {
+  manifests: { digest: string; artifactType: string; annotations: object }[];
+}
+
+/** GETs a referrers list, checking it is an OCI index. */
+async function referrers(c: OciClient, path: string): Promise<ReferrersBody> {
+  const res = await c.fetch(path);
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("content-type"), "application/vnd.oci.image.index.v1+json");
+  return (await res.json()) as ReferrersBody;
+}
+
+/**
+ * Pushes an image to `name` and one artifact of each type in `types` whose subject it is, as
+ * the conformance suite does; returns the image digest and the artifacts' digests in order.
+ */
+async function pushReferrers(c: OciClient, name: string, types: string[]) {
+  const image = buildImage(`subject of ${name}`);
+  const subject = await c.pushImage(name, "v1", image);
+  const emptyDigest = await c.pushBlob(name, Buffer.from("{}"));
+  const empty = { mediaType: "application/vnd.oci.empty.v1+json", digest: emptyDigest, size: 2 };
+  const pushed: string[] = [];
+  for (const [i, type] of types.entries()) {
+    const bytes = Buffer.from(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: "application/vnd.oci.image.manifest.v1+json",
+        artifactType: type,
+        config: empty,
+        layers: [empty],
+        subject: image.descriptor,
+        annotations: i === 0 ? { kind: type } : { kind: type, n: String(i) },
+      }),
+    );
+    const put = await c.putManifest(name, sha256(bytes), bytes);
+    assert.equal(put.status, 201);
+    assert.equal(put.headers.get("oci-subject"), subject);
+    pushed.push(sha256(bytes));
+  }
+  return { subject, pushed };
+}
+
+/**
+ * Waits until the scan of `subject` is done with every SBOM in `sboms` read (the pushed ones
+ * are empty, so Lading generates its own) and returns the generated SBOM's digest.
+ */
+function generatedSbomOf(r: RegistryTestServer, subject: string, sboms: string[]) {
+  const db = r.server.lading.store.db;
+  return waitFor("the generated SBOM", async () => {
+    const rows = await db
+      .selectFrom("image_sboms")
+      .select(["sbom_digest", "source"])
+      .where("image_digest", "=", subject)
+      .execute();
+    const scan = await db
+      .selectFrom("image_scans")
+      .select("state")
+      .where("digest", "=", subject)
+      .executeTakeFirst();
+    const read = sboms.every((d) => rows.some((row) => row.sbom_digest === d));
+    const done = scan?.state === "done" && read;
+    return done ? rows.find((row) => row.source === "generated")?.sbom_digest : undefined;
   });
 }

@@ -9,6 +9,7 @@ import {
   registryPairs,
   startRegistryServer,
 } from "../support/registry-server.ts";
+import { waitFor } from "../support/scan-images.ts";
 
 const errorCode = async (res: Response) =>
   ((await res.json()) as { errors: { code: string }[] }).errors[0].code;
@@ -19,11 +20,21 @@ for (const pair of registryPairs) {
     let c: OciClient;
     let image: ReturnType<typeof buildImage>;
     before(async () => {
-      // Counts what the store holds: no background scan may write while it does.
-      r = await startRegistryServer(pair, { scanImages: "false" });
+      r = await startRegistryServer(pair);
       c = ociClient(r.registryUrl, r.ownerToken);
       image = buildImage("request checks");
-      await c.pushImage("acme/refs", "v1", image);
+      const digest = await c.pushImage("acme/refs", "v1", image);
+      // The tests count what the store holds: the push's scan (which writes the generated SBOM)
+      // is over before they start.
+      const { db } = r.server.lading.store;
+      await waitFor("the scan of the pushed image", async () => {
+        const scan = await db
+          .selectFrom("image_scans")
+          .select("state")
+          .where("digest", "=", digest)
+          .executeTakeFirst();
+        return scan?.state === "done" ? scan : undefined;
+      });
     });
     after(() => r?.close());
 

@@ -98,6 +98,12 @@ export const configFlags: FlagSpec[] = [
     choices: ["true", "false"],
   },
   {
+    name: "scan-sbom-referrers",
+    value: "BOOL",
+    help: "list the SBOMs Lading generates in the OCI referrers API (default false)",
+    choices: ["true", "false"],
+  },
+  {
     name: "libraries-max-file-size",
     value: "SIZE",
     help: "largest file one library upload may be, e.g. 512MiB (default 1GiB)",
@@ -160,6 +166,7 @@ export function configFromFlags(parsed: ParsedArgs): ConfigInput {
     maxConnections: text("max-connections"),
     logFormat: text("log-format"),
     scanImages: text("scan-images"),
+    scanSbomReferrers: text("scan-sbom-referrers"),
     eventsPulls: text("events-pulls"),
     librariesMaxFileSize: text("libraries-max-file-size"),
     eventsAllowHttpLoopback:

@@ -98,6 +98,22 @@ export async function listReferrers(
     .where("repo_uid", "=", repo.uid)
     .where("subject_digest", "=", route.digest);
   if (artifactType !== null) query = query.where("artifact_type", "=", artifactType);
+  if (!ctx.generatedSbomReferrers) {
+    // Lading's own SBOM is not something the client pushed: listing it would change what a
+    // client reads back (docs/decisions.md, "Generated SBOMs and the referrers API").
+    query = query.where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom("image_sboms")
+            .select("image_sboms.sbom_digest")
+            .whereRef("image_sboms.repo_uid", "=", "manifests.repo_uid")
+            .whereRef("image_sboms.image_digest", "=", "manifests.subject_digest")
+            .whereRef("image_sboms.sbom_digest", "=", "manifests.digest")
+            .where("image_sboms.source", "=", "generated"),
+        ),
+      ),
+    );
+  }
   const rows = await query.orderBy("digest").execute();
   const manifests = [];
   for (const row of rows) {

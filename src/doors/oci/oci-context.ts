@@ -30,6 +30,11 @@ export interface OciContext {
   onManifestPushed?(pushed: ManifestPushed): void;
   /** The registry URL: Ce-Source of push, pull and tag events. */
   registryUrl: string;
+  /**
+   * Whether the referrers API lists the SBOMs Lading generated (--scan-sbom-referrers); by
+   * default a client reads back only what was pushed.
+   */
+  generatedSbomReferrers: boolean;
   /** Buffers pull events; absent when they are off. */
   pulls?: PullRecorder;
 }

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { Socket } from "node:net";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
+import type { Registry } from "prom-client";
 import type { TokenIssuer } from "../../auth/index.ts";
 import { createPullRecorder, type PullWriter } from "../../events/index.ts";
 import type { TermsGate } from "../../registry/index.ts";
@@ -62,6 +63,10 @@ export interface OciDoorOptions {
   pullWriter?: PullWriter;
   /** The PostgreSQL pool's figures for /metrics; absent on SQLite. */
   pool?: RegistryGauges["pool"];
+  /** The process's metrics (scans, deliveries, storage, uploads), served after the registry's. */
+  sharedMetrics?: Registry;
+  /** Whether the referrers API lists generated SBOMs (see OciContext). Default false. */
+  generatedSbomReferrers?: boolean;
   /** Told of every committed manifest push (see OciContext). */
   onManifestPushed?: OciContext["onManifestPushed"];
   /**
@@ -124,6 +129,7 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     log,
     onManifestPushed: options.onManifestPushed,
     registryUrl: options.registryUrl,
+    generatedSbomReferrers: options.generatedSbomReferrers ?? false,
     pulls:
       options.eventsPulls === false
         ? undefined
@@ -135,16 +141,7 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
           }),
   };
   const token = createTokenEndpoint({ db, auth });
-  const metrics = createRegistryMetrics({
-    async uploadSessions() {
-      const row = await db
-        .selectFrom("uploads")
-        .select((eb) => eb.fn.countAll<string | number>().as("n"))
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
-    pool: options.pool,
-  });
+  const metrics = createRegistryMetrics({ pool: options.pool });
   const uploads = createUploadHandlers(uploadTtlMs);
 
   async function dispatch(r: OciRequest, path: string): Promise<void> {
@@ -167,7 +164,8 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     }
     if (path === "/metrics" && method === "GET") {
       if (note) note.route = "metrics";
-      const text = await metrics.registry.metrics();
+      const own = await metrics.registry.metrics();
+      const text = own + ((await options.sharedMetrics?.metrics()) ?? "");
       r.res.statusCode = 200;
       r.res.setHeader("content-type", metrics.registry.contentType);
       r.res.end(text);

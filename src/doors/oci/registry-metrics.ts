@@ -13,16 +13,14 @@ export interface RegistryMetrics {
 
 /** Figures read when /metrics is scraped rather than on every request. */
 export interface RegistryGauges {
-  /** Open upload sessions. */
-  uploadSessions(): Promise<number>;
   /** The PostgreSQL pool's connections, or undefined on SQLite. */
   pool?(): { total: number; idle: number; waiting: number } | undefined;
 }
 
 /**
  * `lading_registry_requests_total{route,method,code}`, `lading_registry_request_duration_seconds
- * {route}`, `lading_registry_bytes_{sent,received}_total`, `lading_registry_upload_sessions`,
- * `lading_db_pool_connections{state}` and Node's default process metrics (GC, heap, event loop).
+ * {route}`, `lading_registry_bytes_{sent,received}_total`, `lading_db_pool_connections{state}`
+ * and Node's default process metrics (GC, heap, event loop).
  * Labels carry route kinds and status codes only, so a scrape reveals no tenant's names.
  */
 export function createRegistryMetrics(gauges: RegistryGauges): RegistryMetrics {
@@ -50,14 +48,6 @@ export function createRegistryMetrics(gauges: RegistryGauges): RegistryMetrics {
     name: "lading_registry_bytes_received_total",
     help: "Body bytes of blob chunks and manifests stored.",
     registers: [registry],
-  });
-  new Gauge({
-    name: "lading_registry_upload_sessions",
-    help: "Upload sessions open now.",
-    registers: [registry],
-    async collect() {
-      this.set(await gauges.uploadSessions());
-    },
   });
   new Gauge({
     name: "lading_db_pool_connections",

@@ -17,6 +17,8 @@ function image(architecture: string, size: bigint, scan: Partial<ImageScanData>)
       reportTime: "",
       packages: [],
       matches: [],
+      sbomDigest: "",
+      sbomSource: "",
       ...scan,
     },
   };
@@ -33,6 +35,8 @@ test("a failed scan is reported with its reason, and nothing is compared", () =>
     size: 80n,
     scanState: "failed",
     reason: "layer too large",
+    sbomDigest: "",
+    sbomSource: "",
   });
   assert.equal(amd64.sizeChange, -20n);
   assert.deepEqual([amd64.added, amd64.fixed, amd64.countsAfter.high], [[], [], 0]);

@@ -16,6 +16,9 @@ export interface ImageSide {
   /** The scan state, or "absent". */
   scanState: string;
   reason: string;
+  /** The SBOM manifest in use and its source ("pushed", "generated"); "" before a scan. */
+  sbomDigest: string;
+  sbomSource: string;
 }
 
 /** The comparison of the images of one architecture. */
@@ -68,11 +71,22 @@ export function diffPlatforms(from: ScannedImage[], to: ScannedImage[]): Archite
 }
 
 function side(image: ScannedImage | undefined): ImageSide {
-  if (!image) return { digest: "", size: 0n, scanState: "absent", reason: "" };
+  if (!image) {
+    return {
+      digest: "",
+      size: 0n,
+      scanState: "absent",
+      reason: "",
+      sbomDigest: "",
+      sbomSource: "",
+    };
+  }
   return {
     digest: image.digest,
     size: image.size,
     scanState: image.scan.state,
     reason: image.scan.reason,
+    sbomDigest: image.scan.sbomDigest,
+    sbomSource: image.scan.sbomSource,
   };
 }

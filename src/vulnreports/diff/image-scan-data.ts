@@ -8,6 +8,9 @@ export interface ImageScanData {
   /** done, pending, scanning, failed, or not_scanned when the image has no scan row. */
   state: string;
   reason: string;
+  /** The SBOM manifest the packages come from and whether it was pushed or generated; "" before. */
+  sbomDigest: string;
+  sbomSource: string;
   /** The latest report generation; 0 before the first report. */
   generation: number;
   /** When that report was made; "" without one. */
@@ -29,11 +32,18 @@ export async function loadImageScanData(
 ): Promise<ImageScanData> {
   const scan = await db
     .selectFrom("image_scans")
-    .select(["state", "reason", "generation"])
+    .select(["state", "reason", "generation", "sbom_digest", "sbom_source"])
     .where("repo_uid", "=", repoUid)
     .where("digest", "=", digest)
     .executeTakeFirst();
-  const empty = { generation: 0, reportTime: "", packages: [], matches: [] };
+  const empty = {
+    generation: 0,
+    reportTime: "",
+    packages: [],
+    matches: [],
+    sbomDigest: "",
+    sbomSource: "",
+  };
   if (!scan) return { state: "not_scanned", reason: "", ...empty };
   if (scan.state !== "done") return { ...empty, state: scan.state, reason: scan.reason };
   const packages = await db
@@ -52,6 +62,8 @@ export async function loadImageScanData(
   return {
     state: "done",
     reason: scan.reason,
+    sbomDigest: scan.sbom_digest,
+    sbomSource: scan.sbom_source,
     generation: scan.generation,
     reportTime: report?.create_time ?? "",
     packages,

@@ -37,6 +37,8 @@ export function imagePackages(
           size: image.size,
           scanState: image.scan.state,
           reason: image.scan.reason,
+          sbomDigest: image.scan.sbomDigest,
+          sbomSource: image.scan.sbomSource,
         },
         totalCount: sorted.length,
         packages: sorted.slice(0, maxListedPackages).map((p) =>

@@ -52,6 +52,7 @@ export async function settleScan(
 /**
  * After a store error: back to pending, due again in `delayMs` × attempts (the claim only
  * takes rows whose `update_time` has passed), or failed with `message` at the last attempt.
+ * True when this was the last attempt.
  */
 export async function recordRetry(
   db: Kysely<MetadataSchema>,
@@ -59,7 +60,7 @@ export async function recordRetry(
   message: string,
   maxAttempts: number,
   delayMs: number,
-): Promise<void> {
+): Promise<boolean> {
   const row = await db
     .selectFrom("image_scans")
     .select("attempts")
@@ -81,6 +82,7 @@ export async function recordRetry(
     .where("digest", "=", key.digest)
     .where("claim_time", "=", key.claim)
     .execute();
+  return last;
 }
 
 /** Puts a claimed row back to pending as it was, for another worker or a restart. */

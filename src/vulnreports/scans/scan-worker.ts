@@ -29,6 +29,12 @@ export interface ScanWorkerOptions {
   retryDelayMs?: number;
   /** False: pushes are queued, but this process scans nothing (config scanImages). */
   scan?: boolean;
+  /**
+   * Told how each scan ended (the process metrics count them): `seconds` is the scan's run time
+   * for a scan that was written or failed, absent after a store error (retried, or failed at
+   * the last attempt).
+   */
+  onScanned?(outcome: "done" | "failed" | "retry", seconds?: number): void;
 }
 
 /** The background scanner of one process. */
@@ -196,7 +202,11 @@ export function createScanWorker(options: ScanWorkerOptions): ScanWorker {
     try {
       await settle(key, outcome, ms);
     } catch (err) {
-      await retryLater(key, err);
+      return await retryLater(key, err);
+    }
+    // An attestation or a vanished image is not a scan of an image: not counted.
+    if (outcome.kind === "done" || outcome.kind === "failed") {
+      options.onScanned?.(outcome.kind, ms / 1000);
     }
   }
 
@@ -221,10 +231,14 @@ export function createScanWorker(options: ScanWorkerOptions): ScanWorker {
   async function retryLater(key: ScanKey, err: unknown) {
     log.warn({ err, repoUid: key.repoUid, digest: key.digest }, "image scan interrupted");
     const message = err instanceof Error ? err.message : String(err);
-    await recordRetry(db, key, message, MAX_ATTEMPTS, retryDelayMs).catch((error: unknown) =>
-      // The claim expires after the time limit and another pass takes the row over.
-      log.warn({ err: error }, "recording a scan retry failed"),
+    const last = await recordRetry(db, key, message, MAX_ATTEMPTS, retryDelayMs).catch(
+      (error: unknown) => {
+        // The claim expires after the time limit and another pass takes the row over.
+        log.warn({ err: error }, "recording a scan retry failed");
+        return false;
+      },
     );
+    options.onScanned?.(last ? "failed" : "retry");
   }
 
   async function release(key: ScanKey) {

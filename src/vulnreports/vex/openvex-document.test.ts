@@ -25,6 +25,8 @@ function platform(
     reportTime: `2026-03-0${generation}T00:00:00.000Z`,
     packages: [pkg],
     matches: [],
+    sbomDigest: "",
+    sbomSource: "",
   };
   return { architecture, digest: digest(c), scan };
 }

@@ -197,6 +197,22 @@ export declare type ImageSide = Message<"lading.registry.v2.ImageSide"> & {
    * @generated from field: string reason = 4;
    */
   reason: string;
+
+  /**
+   * The SBOM manifest the packages come from, in the image's repository (pull it by this
+   * digest); "" until the scan is done.
+   *
+   * @generated from field: string sbom_digest = 5;
+   */
+  sbomDigest: string;
+
+  /**
+   * "pushed" (attached to the image) or "generated" (built by Lading from the layers); "" until
+   * the scan is done.
+   *
+   * @generated from field: string sbom_source = 6;
+   */
+  sbomSource: string;
 };
 
 /**
