@@ -8,10 +8,17 @@ import {
   recordRepoCreated,
   recordTagChange,
 } from "../../events/index.ts";
-import { moveTag } from "../../registry/index.ts";
+import {
+  expiryAnnotation,
+  immutableHold,
+  immutableMessage,
+  moveTag,
+  parseExpiry,
+  recordTagDeletion,
+} from "../../registry/index.ts";
 import { ensureRepo } from "../../registry/registry-access.ts";
 import { markAuthenticatedUpload, now } from "../../rpc/index.ts";
-import { precompiled, runInTransaction } from "../../store/metadata/index.ts";
+import { precompiled, runInTransaction, type TagsTable } from "../../store/metadata/index.ts";
 import { clientOf, pullClientOf } from "./event-client.ts";
 import { requireFreeTier } from "./free-tier.ts";
 import { parsePushedManifest } from "./manifest-json.ts";
@@ -25,6 +32,7 @@ import {
 } from "./oci-context.ts";
 import { ociError } from "./oci-error.ts";
 import { checkTag, type ReferenceKind } from "./oci-paths.ts";
+import { touchPullTime } from "./pull-times.ts";
 import { requireTerms } from "./terms.ts";
 
 /** Largest manifest accepted (Distribution and zot use 4 MiB; oci.md §1.2). */
@@ -85,6 +93,7 @@ export async function getManifest(ctx: OciContext, r: OciRequest, route: Manifes
   await requireFreeTier(ctx, caller, { ...target, repo }, (reach) =>
     byDigest ? reach.manifests.has(digest) : reach.tags.has(route.reference),
   );
+  if (!byDigest && r.method === "GET") touchPullTime(ctx.db, repo.uid, route.reference, ctx.log);
   ctx.pulls?.record({
     repo,
     repository: route.name,
@@ -136,6 +145,7 @@ export async function putManifest(ctx: OciContext, r: OciRequest, route: Manifes
     throw ociError(414, "UNSUPPORTED", `at most ${maxTagsPerPut} tag parameters are accepted`);
   }
   for (const tag of extraTags) checkTag(tag);
+  const expiry = expiryOf(manifest.annotations);
   const blobDigests = manifest.blobs.filter((d) => !d.urls?.length).map((d) => d.digest);
   const children = manifest.manifests.map((d) => d.digest);
   const missing = [
@@ -183,7 +193,16 @@ export async function putManifest(ctx: OciContext, r: OciRequest, route: Manifes
         .where("parent_uid", "=", repo.uid)
         .where("name", "=", tag)
         .executeTakeFirst();
-      const moved = await moveTag(db, repo.uid, tag, digest);
+      if (before && before.digest !== digest) await refuseImmutable(db, repo.uid, [tag], "moved");
+      let moved = await moveTag(db, repo.uid, tag, digest);
+      if (expiry && before?.digest !== digest) {
+        moved = await db
+          .updateTable("tags")
+          .set({ expire_time: expiry })
+          .where("uid", "=", moved.uid)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      }
       const tagPreviousDigest = before?.digest ?? "";
       await recordPush(db, ctx.registryUrl, { ...push, tag, tagPreviousDigest });
       // Pushing the digest a tag already names moves nothing: no tag event.
@@ -246,6 +265,7 @@ export async function deleteManifest(ctx: OciContext, r: OciRequest, route: Mani
         .returningAll()
         .execute();
       if (gone.length === 0) throw unknownManifest(route.reference);
+      await refuseImmutable(db, repo.uid, [route.reference], "deleted");
       await tagsDeleted(db, ctx.registryUrl, repo, gone, actor);
       return;
     }
@@ -261,6 +281,12 @@ export async function deleteManifest(ctx: OciContext, r: OciRequest, route: Mani
       .where("digest", "=", route.reference)
       .returningAll()
       .execute();
+    await refuseImmutable(
+      db,
+      repo.uid,
+      tags.map((t) => t.name),
+      "deleted with its manifest",
+    );
     await recordManifestDeleted(db, ctx.registryUrl, { ...event, digest: route.reference });
     await tagsDeleted(db, ctx.registryUrl, repo, tags, actor);
   });
@@ -289,9 +315,42 @@ async function tagsDeleted(
   db: OciContext["db"],
   registryUrl: string,
   repo: EventRepo,
-  tags: Parameters<typeof recordTagChange>[2]["tag"][],
+  tags: TagsTable[],
   actor: EventActor,
 ) {
-  for (const tag of tags)
+  for (const tag of tags) {
+    await recordTagDeletion(db, tag);
     await recordTagChange(db, registryUrl, { verb: "deleted", repo, tag, actor });
+  }
+}
+
+/**
+ * 403 DENIED when an immutability rule holds one of `tags`; thrown inside the change's
+ * transaction, so nothing of it is kept.
+ */
+async function refuseImmutable(
+  db: OciContext["db"],
+  repoUid: string,
+  tags: string[],
+  change: string,
+): Promise<void> {
+  const hold = await immutableHold(db, repoUid, tags);
+  if (hold) {
+    throw ociError(403, "DENIED", immutableMessage(hold, change), {
+      tag: hold.tag,
+      rule: hold.rule.uid,
+      pattern: hold.rule.pattern,
+    });
+  }
+}
+
+/** The expiry the manifest's `dev.lading.expires` annotation asks for; 400 when malformed. */
+function expiryOf(annotations: Record<string, string> | undefined): string | undefined {
+  const text = annotations?.[expiryAnnotation];
+  if (text === undefined) return undefined;
+  const parsed = parseExpiry(text, new Date());
+  if (parsed.error) {
+    throw ociError(400, "MANIFEST_INVALID", `annotation ${expiryAnnotation} ${parsed.error}`);
+  }
+  return parsed.value;
 }
