@@ -8,14 +8,7 @@ import {
   recordRepoCreated,
   recordTagChange,
 } from "../../events/index.ts";
-import {
-  expiryAnnotation,
-  immutableHold,
-  immutableMessage,
-  moveTag,
-  parseExpiry,
-  recordTagDeletion,
-} from "../../registry/index.ts";
+import { moveTag, recordTagDeletion } from "../../registry/index.ts";
 import { ensureRepo } from "../../registry/registry-access.ts";
 import { markAuthenticatedUpload, now } from "../../rpc/index.ts";
 import { precompiled, runInTransaction, type TagsTable } from "../../store/metadata/index.ts";
@@ -33,6 +26,7 @@ import {
 import { ociError } from "./oci-error.ts";
 import { checkTag, type ReferenceKind } from "./oci-paths.ts";
 import { touchPullTime } from "./pull-times.ts";
+import { expiryOf, refuseImmutable } from "./tag-rules.ts";
 import { requireTerms } from "./terms.ts";
 
 /** Largest manifest accepted (Distribution and zot use 4 MiB; oci.md §1.2). */
@@ -322,35 +316,4 @@ async function tagsDeleted(
     await recordTagDeletion(db, tag);
     await recordTagChange(db, registryUrl, { verb: "deleted", repo, tag, actor });
   }
-}
-
-/**
- * 403 DENIED when an immutability rule holds one of `tags`; thrown inside the change's
- * transaction, so nothing of it is kept.
- */
-async function refuseImmutable(
-  db: OciContext["db"],
-  repoUid: string,
-  tags: string[],
-  change: string,
-): Promise<void> {
-  const hold = await immutableHold(db, repoUid, tags);
-  if (hold) {
-    throw ociError(403, "DENIED", immutableMessage(hold, change), {
-      tag: hold.tag,
-      rule: hold.rule.uid,
-      pattern: hold.rule.pattern,
-    });
-  }
-}
-
-/** The expiry the manifest's `dev.lading.expires` annotation asks for; 400 when malformed. */
-function expiryOf(annotations: Record<string, string> | undefined): string | undefined {
-  const text = annotations?.[expiryAnnotation];
-  if (text === undefined) return undefined;
-  const parsed = parseExpiry(text, new Date());
-  if (parsed.error) {
-    throw ociError(400, "MANIFEST_INVALID", `annotation ${expiryAnnotation} ${parsed.error}`);
-  }
-  return parsed.value;
 }
