@@ -15,7 +15,18 @@ export interface RetentionContext {
   now?: Date;
   /** List what would go and delete nothing. */
   dryRun?: boolean;
+  /**
+   * How long a deleted repo's manifests, blob links and tag history are kept so it can be
+   * restored. Default 30 days, the collector's default history retention window.
+   */
+  deletedRepoWindowMs?: number;
 }
+
+/** Default of {@link RetentionContext.deletedRepoWindowMs}. */
+export const defaultDeletedRepoWindowMs = 30 * 86_400_000;
+
+/** Deleted repos purged per run at most. */
+const maxPurgedRepos = 100;
 
 /** The actor of the events of tags retention deletes: no identity, Lading itself. */
 export const retentionActor: EventActor = { subject: "", act: { sub: "lading:retention" } };
@@ -25,11 +36,17 @@ export const retentionActor: EventActor = { subject: "", act: { sub: "lading:ret
  * {@link maxRetentionBatch}), each in its own transaction with an `expire` history record and a
  * `dev.lading.registry.tag.deleted.v1` event. A tag moved since it was weighed, or held by an
  * immutability rule created meanwhile, stays. The garbage collector calls this before it
- * collects, so the manifests of the tags it deletes are collected in the same pass.
+ * collects, so the manifests of the tags it deletes are collected in the same pass. It also
+ * purges the repos deleted longer ago than the deleted-repo window.
  */
 export async function retentionStep(ctx: RetentionContext): Promise<RetentionCandidate[]> {
-  const candidates = await findRetentionCandidates(ctx.db, undefined, ctx.now ?? new Date());
+  const at = ctx.now ?? new Date();
+  const candidates = await findRetentionCandidates(ctx.db, undefined, at);
   if (ctx.dryRun) return candidates;
+  await purgeDeletedRepos(
+    ctx.db,
+    at.getTime() - (ctx.deletedRepoWindowMs ?? defaultDeletedRepoWindowMs),
+  );
   const deleted: RetentionCandidate[] = [];
   for (const c of candidates) {
     const gone = await runInTransaction(ctx.db, async (db) => {
@@ -59,6 +76,28 @@ export async function retentionStep(ctx: RetentionContext): Promise<RetentionCan
     if (gone) deleted.push(c);
   }
   return deleted;
+}
+
+/**
+ * Forgets the repos deleted before `before`: their manifests, blob links and tag history go,
+ * so the collector may free their blobs, and they can no longer be restored.
+ */
+async function purgeDeletedRepos(db: Kysely<MetadataSchema>, before: number): Promise<void> {
+  const old = await db
+    .selectFrom("deleted_repos")
+    .select("uid")
+    .where("delete_time", "<", new Date(before).toISOString())
+    .orderBy("delete_time")
+    .limit(maxPurgedRepos)
+    .execute();
+  for (const { uid } of old) {
+    await runInTransaction(db, async (trx) => {
+      await trx.deleteFrom("manifests").where("repo_uid", "=", uid).execute();
+      await trx.deleteFrom("repo_blobs").where("repo_uid", "=", uid).execute();
+      await trx.deleteFrom("tag_history").where("repo_uid", "=", uid).execute();
+      await trx.deleteFrom("deleted_repos").where("uid", "=", uid).execute();
+    });
+  }
 }
 
 /** Options of {@link startRetention}. */

@@ -170,6 +170,51 @@ for (const pair of registryPairs) {
       assert.equal((await tag("latest"))?.digest, a);
     });
 
+    it("brings a deleted repository back with its tag, unless its path is taken", async () => {
+      const oci = ociClient(r.registryUrl, r.ownerToken);
+      const org = r.server.org.groupUid;
+      const x = await oci.pushImage("acme/gone", "x", buildImage("x"));
+      const repo = await db()
+        .selectFrom("repos")
+        .select("uid")
+        .where("name", "=", "gone")
+        .executeTakeFirstOrThrow();
+      assert.equal(
+        (await oci.fetch("/v2/acme/gone/manifests/x", { method: "DELETE" })).status,
+        202,
+      );
+      body(await api("DELETE", `/registry/v2/repos/${repo.uid}`));
+      assert.equal((await oci.fetch("/v2/acme/gone/manifests/x")).status, 404);
+      const back = body(await restore(org, { repository: "gone", name: "x", digest: x }));
+      assert.equal(back.digest, x);
+      assert.ok(back.uid.startsWith(`${repo.uid}/`));
+      const again = body(await api("GET", `/registry/v2/repos/${repo.uid}`));
+      assert.equal(again.name, "gone");
+      const pulled = await oci.fetch("/v2/acme/gone/manifests/x");
+      assert.equal(pulled.status, 200);
+      assert.equal(pulled.headers.get("docker-content-digest"), x);
+
+      // Deleted again, and the path taken by a new repo: the old one cannot come back.
+      assert.equal(
+        (await oci.fetch("/v2/acme/gone/manifests/x", { method: "DELETE" })).status,
+        202,
+      );
+      body(await api("DELETE", `/registry/v2/repos/${repo.uid}`));
+      const viewer = await holder(r.server, org, ["groups.list", "repo.list", "tag.list"]);
+      const denied = await restore(org, { repository: "gone", name: "x", digest: x }, viewer.token);
+      assert.ok(!denied.ok);
+      assert.equal(denied.httpStatus, 403);
+      await oci.pushImage("acme/gone", "y", buildImage("y"));
+      // By name, the live repo is meant; by its uid, the deleted one.
+      const live = await restore(org, { repository: "gone", name: "x", digest: x });
+      assert.ok(!live.ok);
+      assert.match(live.message, /never pointed to/);
+      const taken = await restore(repo.uid, { name: "x", digest: x });
+      assert.ok(!taken.ok);
+      assert.equal(taken.code, 9);
+      assert.match(taken.message, /another repo named "gone" exists now/);
+    });
+
     it("refuses restoring an immutable tag", async () => {
       const oci = ociClient(r.registryUrl, r.ownerToken);
       await oci.pushImage("acme/app", "v9", buildImage("a"));

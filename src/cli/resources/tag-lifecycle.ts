@@ -147,8 +147,11 @@ export const restore: VerbNode = {
     const at = flagText(parsed, "at");
     if ((to === undefined) === (at === undefined)) throw new UsageError("give --to or --at");
     const api = createApiClient(ctx);
-    const repo = await resolveRepo(api, name);
-    const answer = await api.post(`/registry/v2/tags/${uidPath(repo)}:restore`, {
+    // By organisation and path, so a repo deleted within the window is found too.
+    const slash = name.indexOf("/");
+    const org = await resolveScope(api, name.slice(0, slash));
+    const answer = await api.post(`/registry/v2/tags/${uidPath(org)}:restore`, {
+      repository: name.slice(slash + 1),
       name: tag,
       ...(to ? { digest: to } : { time: at }),
     });

@@ -167,6 +167,11 @@ export interface TagsTable {
   expire_time?: string | null;
 }
 
+/** A deleted repo, restorable with its tags until the deleted-repo window passes. */
+export interface DeletedReposTable extends ReposTable {
+  delete_time: string;
+}
+
 /**
  * An immutability rule or a retention policy on the tags of a repo, or of every repo under a
  * group or organisation.
@@ -340,6 +345,7 @@ export interface MetadataSchema {
   tags: TagsTable;
   tag_history: TagHistoryTable;
   tag_policies: TagPoliciesTable;
+  deleted_repos: DeletedReposTable;
   uploads: UploadsTable;
   identity_providers: IdentityProvidersTable;
   external_group_role_mappings: ExternalGroupRoleMappingsTable;

@@ -49,4 +49,28 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.alterTable("tag_history").addColumn("tag_uid", t.key).execute();
   await db.schema.createIndex("tag_history_uid").on("tag_history").columns(["tag_uid"]).execute();
+
+  // A deleted repo's manifests, blob links and history stay until the window passes.
+  await db.schema
+    .createTable("deleted_repos")
+    .addColumn("uid", t.key, (c) => c.primaryKey())
+    .addColumn("parent_uid", t.key, (c) => c.notNull())
+    .addColumn("root_uid", t.key, (c) => c.notNull())
+    .addColumn("name", t.key, (c) => c.notNull())
+    .addColumn("description", "text", (c) => c.notNull())
+    .addColumn("readme", "text", (c) => c.notNull())
+    .addColumn("create_time", t.key, (c) => c.notNull())
+    .addColumn("update_time", t.key, (c) => c.notNull())
+    .addColumn("delete_time", t.key, (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex("deleted_repos_path")
+    .on("deleted_repos")
+    .columns(["root_uid", "name", "delete_time"])
+    .execute();
+  await db.schema
+    .createIndex("deleted_repos_time")
+    .on("deleted_repos")
+    .columns(["delete_time"])
+    .execute();
 }

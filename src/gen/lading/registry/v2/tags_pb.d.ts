@@ -272,7 +272,7 @@ export declare const DeleteTagResponseSchema: GenMessage<DeleteTagResponse>;
  */
 export declare type RestoreTagRequest = Message<"lading.registry.v2.RestoreTagRequest"> & {
   /**
-   * The tag's uid, or a repo's uid with name.
+   * The tag's uid, a repo's uid with name, or an organisation's uid with repository and name.
    *
    * @generated from field: string uid = 1;
    */
@@ -298,6 +298,14 @@ export declare type RestoreTagRequest = Message<"lading.registry.v2.RestoreTagRe
    * @generated from field: string time = 4;
    */
   time: string;
+
+  /**
+   * The repo's name below the organisation, when uid is the organisation's (the repo may have
+   * been deleted within the deleted-repo window).
+   *
+   * @generated from field: string repository = 5;
+   */
+  repository: string;
 };
 
 /**
@@ -357,8 +365,9 @@ export declare const TagsService: GenService<{
   /**
    * RestoreTag points a tag back at a digest from its history: the digest given, or the one it
    * named at the time given. uid is the tag's uid (also of a deleted tag, from its history),
-   * or a repo's uid with name set. The manifest must still be kept; an immutable tag is
-   * refused. Capability tag.create.
+   * a repo's uid with name set, or an organisation's uid with repository and name set; a repo
+   * deleted within the deleted-repo window comes back with the tag. The manifest must still be
+   * kept; an immutable tag is refused. Capability tag.create.
    *
    * @generated from rpc lading.registry.v2.TagsService.RestoreTag
    */
