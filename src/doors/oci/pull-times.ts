@@ -8,6 +8,7 @@ export const pullTimeResolutionMs = 3_600_000;
 const remembered = 10_000;
 
 const recent = new WeakMap<object, Map<string, number>>();
+const pending = new WeakMap<object, Set<Promise<void>>>();
 
 /**
  * Records that tag `tag` of repo `repoUid` was pulled, for the not_pulled retention policy:
@@ -35,11 +36,27 @@ export function touchPullTime(
   if (seen.size > remembered) seen.delete(seen.keys().next().value as string);
   const time = new Date(now).toISOString();
   const stale = new Date(now - pullTimeResolutionMs).toISOString();
-  db.updateTable("tags")
+  let writes = pending.get(db);
+  if (!writes) {
+    writes = new Set();
+    pending.set(db, writes);
+  }
+  const write: Promise<void> = db
+    .updateTable("tags")
     .set({ pull_time: time })
     .where("parent_uid", "=", repoUid)
     .where("name", "=", tag)
     .where((eb) => eb.or([eb("pull_time", "is", null), eb("pull_time", "<", stale)]))
     .execute()
-    .catch((err: unknown) => log.warn({ err, tag }, "recording a tag's pull time failed"));
+    .then(
+      () => undefined,
+      (err: unknown) => log.warn({ err, tag }, "recording a tag's pull time failed"),
+    )
+    .finally(() => writes.delete(write));
+  writes.add(write);
+}
+
+/** Waits for the pull-time writes under way on `db`, before the store closes. */
+export async function settlePullTimes(db: Kysely<MetadataSchema>): Promise<void> {
+  await Promise.all(pending.get(db) ?? []);
 }
