@@ -9,6 +9,9 @@ import { policiesFor } from "./tag-policies.ts";
 /** Most tags one preview lists and one retention run deletes; the next run takes the rest. */
 export const maxRetentionBatch = 1000;
 
+/** Most repos one preview weighs, so an API request's work stays bounded. */
+export const maxReposPreviewed = 1000;
+
 /** Most tags of one repo a run weighs; a repo with more is weighed on its newest pushes. */
 export const maxTagsWeighedPerRepo = 10_000;
 
@@ -33,7 +36,7 @@ export async function previewRetention(
   db: Kysely<MetadataSchema>,
   parent: string,
 ): Promise<ExpiringTag[]> {
-  const found = await findRetentionCandidates(db, parent, new Date());
+  const found = await findRetentionCandidates(db, parent, new Date(), maxReposPreviewed);
   return found.map((c) =>
     create(ExpiringTagSchema, {
       uid: c.uid,
@@ -50,12 +53,13 @@ export async function previewRetention(
  * The tags retention deletes at `at`, under `scope` (a group or repo uid) or everywhere: those
  * whose expire_time has passed, and those a keep_newest, not_pushed or not_pulled policy on the
  * repo or one of its groups lets go; never a tag an immutability rule holds. At most
- * {@link maxRetentionBatch}, ordered by repo then name.
+ * {@link maxRetentionBatch}, ordered by repo then name, from at most `maxRepos` repos.
  */
 export async function findRetentionCandidates(
   db: Kysely<MetadataSchema>,
   scope: string | undefined,
   at: Date,
+  maxRepos = Number.POSITIVE_INFINITY,
 ): Promise<RetentionCandidate[]> {
   const repoUids = new Set<string>();
   let expired = db
@@ -75,17 +79,16 @@ export async function findRetentionCandidates(
   for (const { parent_uid } of await parents.execute()) {
     if (scope && !isWithin(scope, parent_uid) && !isWithin(parent_uid, scope)) continue;
     const under = scope && isWithin(scope, parent_uid) ? scope : parent_uid;
-    const repos = await db
+    let repos = db
       .selectFrom("repos")
       .select("uid")
       .where((eb) => withinScope(eb, "uid", under))
-      .orderBy("uid")
-      .limit(maxRetentionBatch)
-      .execute();
-    for (const r of repos) repoUids.add(r.uid);
+      .orderBy("uid");
+    if (Number.isFinite(maxRepos)) repos = repos.limit(maxRepos);
+    for (const r of await repos.execute()) repoUids.add(r.uid);
   }
   const candidates: RetentionCandidate[] = [];
-  for (const repoUid of [...repoUids].sort()) {
+  for (const repoUid of [...repoUids].sort().slice(0, maxRepos)) {
     if (candidates.length >= maxRetentionBatch) break;
     candidates.push(...(await weighRepo(db, repoUid, at)));
   }
