@@ -44,9 +44,11 @@ import {
   createEolTagsService,
   createImagesService,
   createReposService,
+  createTagPoliciesService,
   createTagsService,
   createTermsGate,
   groupRepoCheck,
+  startRetention,
 } from "../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../rpc/index.ts";
 import {
@@ -110,6 +112,8 @@ export interface LadingHooks {
   matchImage?: MatchImage;
   /** Time between prunes of old events. Default 10 minutes. */
   eventsPruneIntervalMs?: number;
+  /** Time between tag retention runs (docs/registry-lifecycle.md). Default one hour. */
+  tagRetentionIntervalMs?: number;
   /** The built console served at `/`. Default: console/dist of the Lading package. */
   consoleDir?: string;
   /**
@@ -169,6 +173,7 @@ export async function startLading(
       createAccountAssociationsService(ctx),
       createReposService(registry),
       createTagsService(registry),
+      createTagPoliciesService(registry),
       createImagesService(registry),
       // The registry URL is known once its listener is bound, before any request is served.
       createImageInsightsService(registry, { registryUrl: () => registryUrl }),
@@ -321,6 +326,13 @@ export async function startLading(
     intervalMs: hooks.eventsPruneIntervalMs,
     log,
   });
+  // Until the garbage collector calls retentionStep before it collects, retention runs alone.
+  const retention = startRetention({
+    db,
+    registryUrl,
+    intervalMs: hooks.tagRetentionIntervalMs,
+    log,
+  });
   ready = true;
   log.info({ apiUrl, registryUrl, store: store.dialect }, "lading serving");
   return {
@@ -339,6 +351,7 @@ export async function startLading(
         registryListener.close({ timeoutMs }),
         dispatcher?.close(Math.min(timeoutMs, config.events.timeoutMs)),
         pruner.close(),
+        retention.close(),
       ]);
       outbound.close();
       // After the listeners: the pull events of the last requests are written before the store closes.

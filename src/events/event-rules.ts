@@ -20,6 +20,7 @@ const verbs: Record<string, string> = {
   Delete: "deleted",
   Accept: "accepted",
   Import: "imported",
+  Restore: "restored",
 };
 
 /**

@@ -31,6 +31,7 @@ export type ListedTable =
   | "role_bindings"
   | "repos"
   | "tags"
+  | "tag_policies"
   | "group_invites"
   | "terms_acceptances"
   | "identity_providers"

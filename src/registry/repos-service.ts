@@ -165,9 +165,12 @@ export function createReposService(ctx: RegistryContext): BoundService {
             { type: "RESOURCE_NOT_EMPTY", subject: "repo", description },
           ]);
         }
-        await trx.deleteFrom("manifests").where("repo_uid", "=", row.uid).execute();
-        await trx.deleteFrom("repo_blobs").where("repo_uid", "=", row.uid).execute();
-        await trx.deleteFrom("tag_history").where("repo_uid", "=", row.uid).execute();
+        // Its manifests, blob links and history stay for the deleted-repo window, so a tag
+        // restore can bring it back (docs/registry-lifecycle.md); retention purges them after.
+        await trx
+          .insertInto("deleted_repos")
+          .values({ ...row, delete_time: now() })
+          .execute();
         await trx.deleteFrom("repos").where("uid", "=", row.uid).execute();
       });
       return {};

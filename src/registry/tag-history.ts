@@ -12,6 +12,49 @@ export interface HistoryRecord {
   digest: string;
 }
 
+/** How a move is recorded. */
+export interface MoveOptions {
+  /** The history record's action: move (default) or restore. */
+  action?: "move" | "restore";
+  /** The uid a tag created by this move gets (a restored tag keeps its old one); default new. */
+  uid?: string;
+}
+
+/** Actions of history records that point a tag at their digest (not deletions). */
+export const pointingActions = ["move", "restore"];
+
+/**
+ * Records the deletion of tag row `tag` (already deleted or about to be, in the caller's
+ * transaction) as a history record with the digest it named, so history shows when it went.
+ */
+export async function recordTagDeletion(
+  db: Kysely<MetadataSchema>,
+  tag: Pick<TagsTable, "uid" | "parent_uid" | "name" | "digest" | "history_seq">,
+  action: "delete" | "expire" = "delete",
+): Promise<void> {
+  const previous = await db
+    .selectFrom("tag_history")
+    .select("update_time")
+    .where("repo_uid", "=", tag.parent_uid)
+    .where("tag", "=", tag.name)
+    .orderBy("seq", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  const current = now();
+  await db
+    .insertInto("tag_history")
+    .values({
+      repo_uid: tag.parent_uid,
+      tag: tag.name,
+      seq: (BigInt(tag.history_seq) + 1n).toString(),
+      digest: tag.digest,
+      update_time: previous && previous.update_time > current ? previous.update_time : current,
+      action,
+      tag_uid: tag.uid,
+    })
+    .execute();
+}
+
 /**
  * Points tag `name` of repo `repoUid` at `digest`, creating it if needed, and appends
  * `(digest, updateTimestamp)` to its history in the same transaction. Concurrent moves of one
@@ -23,6 +66,7 @@ export async function moveTag(
   repoUid: string,
   name: string,
   digest: string,
+  options: MoveOptions = {},
 ): Promise<TagsTable> {
   return db.transaction().execute(async (trx) => {
     const created = now();
@@ -36,7 +80,7 @@ export async function moveTag(
     await trx
       .insertInto("tags")
       .values({
-        uid: newChildUid(repoUid),
+        uid: options.uid ?? newChildUid(repoUid),
         parent_uid: repoUid,
         name,
         digest,
@@ -53,7 +97,7 @@ export async function moveTag(
       .set({ history_seq: sql`history_seq + 1` })
       .where("parent_uid", "=", repoUid)
       .where("name", "=", name)
-      .returning(["history_seq"])
+      .returning(["history_seq", "uid"])
       .executeTakeFirstOrThrow();
     const seq = BigInt(locked.history_seq);
     const previous = await trx
@@ -68,7 +112,15 @@ export async function moveTag(
     const time = previous && previous.update_time > current ? previous.update_time : current;
     await trx
       .insertInto("tag_history")
-      .values({ repo_uid: repoUid, tag: name, seq: seq.toString(), digest, update_time: time })
+      .values({
+        repo_uid: repoUid,
+        tag: name,
+        seq: seq.toString(),
+        digest,
+        update_time: time,
+        action: options.action ?? "move",
+        tag_uid: locked.uid,
+      })
       .execute();
     return trx
       .updateTable("tags")
@@ -94,7 +146,8 @@ export async function readHistory(
     .selectFrom("tag_history")
     .select(["digest", "update_time"])
     .where("repo_uid", "=", repoUid)
-    .where("tag", "=", name);
+    .where("tag", "=", name)
+    .where("action", "in", pointingActions);
   if (window.start) query = query.where("update_time", ">=", window.start);
   if (window.end) query = query.where("update_time", "<=", window.end);
   const rows = await query.orderBy("update_time").orderBy("seq").limit(maxHistoryRecords).execute();

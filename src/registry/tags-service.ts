@@ -17,7 +17,10 @@ import {
   registrySortFields,
 } from "./registry-context.ts";
 import { repoResource } from "./repos-service.ts";
-import { moveTag } from "./tag-history.ts";
+import { parseExpiry } from "./tag-expiry.ts";
+import { moveTag, recordTagDeletion } from "./tag-history.ts";
+import { immutableHold, immutableTagError } from "./tag-policies.ts";
+import { restoreTag } from "./tag-restore.ts";
 
 /** Tags as the API lists and gets them. */
 export const tagResource = defineResource({
@@ -30,8 +33,8 @@ export const tagResource = defineResource({
 });
 
 const fields = {
-  updatable: ["deprecated"],
-  outputOnly: ["uid", "create_time", "update_time"],
+  updatable: ["deprecated", "expire_time"],
+  outputOnly: ["uid", "create_time", "update_time", "pull_time"],
 };
 
 /** Converts a stored row to the API message. */
@@ -43,6 +46,8 @@ export function tagFromRow(row: TagsTable): Tag {
     deprecated: Number(row.deprecated) === 1,
     createTime: row.create_time,
     updateTime: row.update_time,
+    expireTime: row.expire_time ?? "",
+    pullTime: row.pull_time ?? "",
   });
 }
 
@@ -89,6 +94,10 @@ export function createTagsService(ctx: RegistryContext): BoundService {
         .where("name", "=", tag.name)
         .executeTakeFirst();
       if (current?.digest === tag.digest) return tagFromRow(current);
+      if (current) {
+        const hold = await immutableHold(db, repo.uid, [tag.name]);
+        if (hold) throw immutableTagError(hold, "moved");
+      }
       return tagFromRow(await moveTag(db, repo.uid, tag.name, tag.digest));
     },
 
@@ -99,18 +108,37 @@ export function createTagsService(ctx: RegistryContext): BoundService {
         act: "tag.update",
       });
       const paths = updatePaths(registryDomain, req.updateMask, call, fields, () =>
-        tag.deprecated ? ["deprecated"] : [],
+        [tag.deprecated && "deprecated", tag.expireTime && "expire_time"].filter(
+          (p): p is string => !!p,
+        ),
       );
-      if (!paths.has("deprecated")) return tagFromRow(row);
-      const deprecated = tag.deprecated ? 1 : 0;
-      await db.updateTable("tags").set({ deprecated }).where("uid", "=", row.uid).execute();
-      return tagFromRow({ ...row, deprecated });
+      const changes: { deprecated?: number; expire_time?: string | null } = {};
+      if (paths.has("deprecated")) changes.deprecated = tag.deprecated ? 1 : 0;
+      if (paths.has("expire_time")) {
+        const expiry = tag.expireTime ? parseExpiry(tag.expireTime, new Date()) : {};
+        if (expiry.error) {
+          throw invalidArgument(registryDomain, [
+            { field: "tag.expire_time", description: expiry.error },
+          ]);
+        }
+        changes.expire_time = expiry.value ?? null;
+      }
+      if (Object.keys(changes).length === 0) return tagFromRow(row);
+      await db.updateTable("tags").set(changes).where("uid", "=", row.uid).execute();
+      return tagFromRow({ ...row, ...changes });
     },
 
     async deleteTag(req, call) {
       const row = await tagResource.load(ctx, call, req.uid, { act: "tag.delete" });
+      const hold = await immutableHold(db, row.parent_uid, [row.name]);
+      if (hold) throw immutableTagError(hold, "deleted");
       await db.deleteFrom("tags").where("uid", "=", row.uid).execute();
+      await recordTagDeletion(db, row);
       return {};
+    },
+
+    async restoreTag(req, call) {
+      return tagFromRow(await restoreTag(ctx, call, req));
     },
   });
 }

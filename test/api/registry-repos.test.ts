@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { before, it } from "node:test";
+import { retentionStep } from "../../src/registry/index.ts";
 import {
   detail,
   failed,
@@ -182,12 +183,20 @@ matrix("Registry repos", (h) => {
     ok(await reg.deleteTag(tag.uid));
     assert.deepEqual(ok(await reg.deleteRepo(repo.uid)), {});
     assert.equal(failed(await reg.getRepo(repo.uid)).code, 5);
-    const manifests = await h.server.lading.store.db
-      .selectFrom("manifests")
-      .select("digest")
-      .where("repo_uid", "=", repo.uid)
-      .execute();
-    assert.equal(manifests.length, 0);
+    // Its manifests stay, restorable, for the deleted-repo window; then retention purges them.
+    const manifests = () =>
+      h.server.lading.store.db
+        .selectFrom("manifests")
+        .select("digest")
+        .where("repo_uid", "=", repo.uid)
+        .execute();
+    assert.equal((await manifests()).length, 1);
+    const registryUrl = h.server.lading.registryUrl;
+    await retentionStep({ db: h.server.lading.store.db, registryUrl });
+    assert.equal((await manifests()).length, 1);
+    const later = new Date(Date.now() + 31 * 86_400_000);
+    await retentionStep({ db: h.server.lading.store.db, registryUrl, now: later });
+    assert.equal((await manifests()).length, 0);
   });
 
   it("refuses to delete a group with child repos, in the spec's exact form", async () => {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { eventRulesOf } from "../../src/events/index.ts";
 import { ReposService } from "../../src/gen/lading/registry/v2/repos_pb.js";
+import { TagPoliciesService } from "../../src/gen/lading/registry/v2/tag_policies_pb.js";
 import { TagsService } from "../../src/gen/lading/registry/v2/tags_pb.js";
 import { createMetadataStore } from "../../src/store/metadata/index.ts";
 import { type EventRow, eventLog, ok } from "../support/event-log.ts";
@@ -140,6 +141,27 @@ for (const kind of storeKinds) {
         202,
       );
       await only("dev.lading.registry.tag.deleted.v1", v1.uid, org, registryUrl);
+      const back = ok(
+        await call("POST", `/registry/v2/tags/${v1.uid}:restore`, { digest: second }),
+      );
+      assert.equal(back.uid, v1.uid);
+      await only("dev.lading.registry.tag.restored.v1", v1.uid, org, tags);
+      ok(await call("DELETE", `/registry/v2/tags/${v1.uid}`));
+      await only("dev.lading.registry.tag.deleted.v1", v1.uid, org, tags);
+      const policy = ok(
+        await call("POST", `/registry/v2/tagPolicies/${org}`, {
+          pattern: "v*",
+          kind: "TAG_POLICY_KIND_IMMUTABLE",
+        }),
+      );
+      ok(await call("DELETE", `/registry/v2/tagPolicies/${policy.uid}`));
+      assert.deepEqual(
+        (await fresh()).map((e) => [e.type, e.subject]),
+        [
+          ["dev.lading.registry.tag_policy.created.v1", policy.uid],
+          ["dev.lading.registry.tag_policy.deleted.v1", policy.uid],
+        ],
+      );
       await oci.fetch(`/v2/acme/app/manifests/${second}?tag=again`, {
         method: "PUT",
         body: new Uint8Array(buildImage("two").manifest),
@@ -167,14 +189,14 @@ for (const kind of storeKinds) {
     });
 
     it("has recorded every registry event type", async () => {
-      const api = [ReposService, TagsService].flatMap((service) =>
+      const api = [ReposService, TagsService, TagPoliciesService].flatMap((service) =>
         [...eventRulesOf(service).values()].map((r) => r.type),
       );
       const protocol = ["push", "pull", "manifest.deleted"].map(
         (t) => `dev.lading.registry.${t}.v1`,
       );
       const seen = new Set((await rows()).map((e) => e.type));
-      assert.equal(api.length, 6);
+      assert.equal(api.length, 9);
       assert.deepEqual(
         [...api, ...protocol].filter((type) => !seen.has(type)),
         [],

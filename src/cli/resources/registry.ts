@@ -121,10 +121,18 @@ export const tags: ResourceDef = {
     flags: [
       { name: "deprecated", type: "boolean", help: "mark the tag deprecated" },
       { name: "no-deprecated", type: "boolean", help: "clear the deprecated mark" },
+      {
+        name: "expires",
+        value: "WHEN",
+        help: "when retention deletes it: RFC 3339 time, 12h, 30d, 2w, or never",
+      },
     ],
+    examples: ["lading images tags update $TAG --expires 30d"],
     async build(p) {
       const change: Required<Change> = { body: {}, mask: [] };
       const deprecated = p.flags.deprecated ? true : p.flags["no-deprecated"] ? false : undefined;
+      const expires = flagText(p, "expires");
+      setIfGiven(change, "expireTime", expires === "never" ? "" : expires);
       return setIfGiven(change, "deprecated", deprecated);
     },
   },

@@ -8,10 +8,10 @@ import {
   recordRepoCreated,
   recordTagChange,
 } from "../../events/index.ts";
-import { moveTag } from "../../registry/index.ts";
+import { moveTag, recordTagDeletion } from "../../registry/index.ts";
 import { ensureRepo } from "../../registry/registry-access.ts";
 import { markAuthenticatedUpload, now } from "../../rpc/index.ts";
-import { precompiled, runInTransaction } from "../../store/metadata/index.ts";
+import { precompiled, runInTransaction, type TagsTable } from "../../store/metadata/index.ts";
 import { clientOf, pullClientOf } from "./event-client.ts";
 import { requireFreeTier } from "./free-tier.ts";
 import { parsePushedManifest } from "./manifest-json.ts";
@@ -25,6 +25,8 @@ import {
 } from "./oci-context.ts";
 import { ociError } from "./oci-error.ts";
 import { checkTag, type ReferenceKind } from "./oci-paths.ts";
+import { touchPullTime } from "./pull-times.ts";
+import { expiryOf, refuseImmutable } from "./tag-rules.ts";
 import { requireTerms } from "./terms.ts";
 
 /** Largest manifest accepted (Distribution and zot use 4 MiB; oci.md §1.2). */
@@ -85,6 +87,7 @@ export async function getManifest(ctx: OciContext, r: OciRequest, route: Manifes
   await requireFreeTier(ctx, caller, { ...target, repo }, (reach) =>
     byDigest ? reach.manifests.has(digest) : reach.tags.has(route.reference),
   );
+  if (!byDigest && r.method === "GET") touchPullTime(ctx.db, repo.uid, route.reference, ctx.log);
   ctx.pulls?.record({
     repo,
     repository: route.name,
@@ -136,6 +139,7 @@ export async function putManifest(ctx: OciContext, r: OciRequest, route: Manifes
     throw ociError(414, "UNSUPPORTED", `at most ${maxTagsPerPut} tag parameters are accepted`);
   }
   for (const tag of extraTags) checkTag(tag);
+  const expiry = expiryOf(manifest.annotations);
   const blobDigests = manifest.blobs.filter((d) => !d.urls?.length).map((d) => d.digest);
   const children = manifest.manifests.map((d) => d.digest);
   const missing = [
@@ -183,7 +187,16 @@ export async function putManifest(ctx: OciContext, r: OciRequest, route: Manifes
         .where("parent_uid", "=", repo.uid)
         .where("name", "=", tag)
         .executeTakeFirst();
-      const moved = await moveTag(db, repo.uid, tag, digest);
+      if (before && before.digest !== digest) await refuseImmutable(db, repo.uid, [tag], "moved");
+      let moved = await moveTag(db, repo.uid, tag, digest);
+      if (expiry && before?.digest !== digest) {
+        moved = await db
+          .updateTable("tags")
+          .set({ expire_time: expiry })
+          .where("uid", "=", moved.uid)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      }
       const tagPreviousDigest = before?.digest ?? "";
       await recordPush(db, ctx.registryUrl, { ...push, tag, tagPreviousDigest });
       // Pushing the digest a tag already names moves nothing: no tag event.
@@ -246,6 +259,7 @@ export async function deleteManifest(ctx: OciContext, r: OciRequest, route: Mani
         .returningAll()
         .execute();
       if (gone.length === 0) throw unknownManifest(route.reference);
+      await refuseImmutable(db, repo.uid, [route.reference], "deleted");
       await tagsDeleted(db, ctx.registryUrl, repo, gone, actor);
       return;
     }
@@ -261,6 +275,12 @@ export async function deleteManifest(ctx: OciContext, r: OciRequest, route: Mani
       .where("digest", "=", route.reference)
       .returningAll()
       .execute();
+    await refuseImmutable(
+      db,
+      repo.uid,
+      tags.map((t) => t.name),
+      "deleted with its manifest",
+    );
     await recordManifestDeleted(db, ctx.registryUrl, { ...event, digest: route.reference });
     await tagsDeleted(db, ctx.registryUrl, repo, tags, actor);
   });
@@ -289,9 +309,11 @@ async function tagsDeleted(
   db: OciContext["db"],
   registryUrl: string,
   repo: EventRepo,
-  tags: Parameters<typeof recordTagChange>[2]["tag"][],
+  tags: TagsTable[],
   actor: EventActor,
 ) {
-  for (const tag of tags)
+  for (const tag of tags) {
+    await recordTagDeletion(db, tag);
     await recordTagChange(db, registryUrl, { verb: "deleted", repo, tag, actor });
+  }
 }

@@ -16,6 +16,7 @@ import { deleteManifest, getManifest, putManifest } from "./manifests.ts";
 import { type OciContext, type OciRequest, sendJsonBody } from "./oci-context.ts";
 import { ociError, sendOciError, toOciError } from "./oci-error.ts";
 import { matchOciRoute } from "./oci-paths.ts";
+import { settlePullTimes } from "./pull-times.ts";
 import { createRegistryAuth, type RegistryAuth } from "./registry-auth.ts";
 import { createRegistryMetrics, type RegistryGauges } from "./registry-metrics.ts";
 import { createTokenEndpoint } from "./token-endpoint.ts";
@@ -278,6 +279,7 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
       clearInterval(sweeper);
       await sweeping?.catch(() => undefined);
       await ctx.pulls?.close();
+      await settlePullTimes(ctx.db);
     },
   };
 }

@@ -161,6 +161,37 @@ export interface TagsTable {
   history_seq: string | number | bigint;
   create_time: string;
   update_time: string;
+  /** When a manifest GET by this tag last touched it, at most hourly; null if never. */
+  pull_time?: string | null;
+  /** When retention deletes the tag; null for never. */
+  expire_time?: string | null;
+}
+
+/** A deleted repo, restorable with its tags until the deleted-repo window passes. */
+export interface DeletedReposTable extends ReposTable {
+  delete_time: string;
+}
+
+/**
+ * An immutability rule or a retention policy on the tags of a repo, or of every repo under a
+ * group or organisation.
+ */
+export interface TagPoliciesTable {
+  /** `<parent uid>/<16 hex>`. */
+  uid: string;
+  /** The group or repo it applies under. */
+  parent_uid: string;
+  root_uid: string;
+  /** immutable, keep_newest, not_pushed or not_pulled. */
+  kind: string;
+  /** A tag glob: `*` any run of characters, `?` one. */
+  pattern: string;
+  /** keep_newest: how many of the matching tags stay. */
+  count: number;
+  /** not_pushed, not_pulled: after how many days a matching tag goes. */
+  days: number;
+  create_time: string;
+  update_time: string;
 }
 
 /** Every digest a tag has pointed to, in commit order (seq), kept after the tag is deleted. */
@@ -170,6 +201,10 @@ export interface TagHistoryTable {
   seq: string | number | bigint;
   digest: string;
   update_time: string;
+  /** move (a push or CreateTag), restore, delete or expire; defaults to move. */
+  action?: string;
+  /** The tag's uid at the time; null on records older than the column. */
+  tag_uid?: string | null;
 }
 
 /** Upload sessions, shared by every replica. */
@@ -309,6 +344,8 @@ export interface MetadataSchema {
   manifests: ManifestsTable;
   tags: TagsTable;
   tag_history: TagHistoryTable;
+  tag_policies: TagPoliciesTable;
+  deleted_repos: DeletedReposTable;
   uploads: UploadsTable;
   identity_providers: IdentityProvidersTable;
   external_group_role_mappings: ExternalGroupRoleMappingsTable;

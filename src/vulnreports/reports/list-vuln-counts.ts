@@ -9,7 +9,7 @@ import {
 } from "../../gen/lading/registry/v1/vuln_reports_pb.js";
 import { resolveRepoPath } from "../../registry/registry-access.ts";
 import { isRegistryPath, isTagName, registryDomain } from "../../registry/registry-context.ts";
-import { readHistory } from "../../registry/tag-history.ts";
+import { pointingActions, readHistory } from "../../registry/tag-history.ts";
 import { type Call, requireAccess, Violations } from "../../rpc/index.ts";
 import type { ReportCounts } from "../matching/report-counts.ts";
 import { type SeverityName, severities } from "../matching/severity.ts";
@@ -143,6 +143,7 @@ async function tagDigests(
     .select(["digest", "update_time"])
     .where("repo_uid", "=", repoUid)
     .where("tag", "=", tag)
+    .where("action", "in", pointingActions)
     .where("update_time", "<", start)
     .orderBy("update_time", "desc")
     .orderBy("seq", "desc")

@@ -59,6 +59,21 @@ export declare type Tag = Message<"lading.registry.v2.Tag"> & {
    * @generated from field: string update_time = 6;
    */
   updateTime: string;
+
+  /**
+   * When retention deletes the tag (RFC 3339); "" for never. Set with UpdateTag, or on push by
+   * the manifest annotation dev.lading.expires.
+   *
+   * @generated from field: string expire_time = 7;
+   */
+  expireTime: string;
+
+  /**
+   * Output only. When a pull by this tag was last recorded (at most hourly); "" for never.
+   *
+   * @generated from field: string pull_time = 8;
+   */
+  pullTime: string;
 };
 
 /**
@@ -196,7 +211,7 @@ export declare type CreateTagRequest = Message<"lading.registry.v2.CreateTagRequ
 export declare const CreateTagRequestSchema: GenMessage<CreateTagRequest>;
 
 /**
- * UpdateTagRequest changes tag.uid; the only updatable field is deprecated.
+ * UpdateTagRequest changes tag.uid; the updatable fields are deprecated and expire_time.
  *
  * @generated from message lading.registry.v2.UpdateTagRequest
  */
@@ -251,6 +266,55 @@ export declare type DeleteTagResponse = Message<"lading.registry.v2.DeleteTagRes
 export declare const DeleteTagResponseSchema: GenMessage<DeleteTagResponse>;
 
 /**
+ * RestoreTagRequest names the tag and the digest to go back to: digest, or else time.
+ *
+ * @generated from message lading.registry.v2.RestoreTagRequest
+ */
+export declare type RestoreTagRequest = Message<"lading.registry.v2.RestoreTagRequest"> & {
+  /**
+   * The tag's uid, a repo's uid with name, or an organisation's uid with repository and name.
+   *
+   * @generated from field: string uid = 1;
+   */
+  uid: string;
+
+  /**
+   * The tag name, when uid is a repo's.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * A digest the tag pointed to.
+   *
+   * @generated from field: string digest = 3;
+   */
+  digest: string;
+
+  /**
+   * RFC 3339: the digest the tag pointed to at that time.
+   *
+   * @generated from field: string time = 4;
+   */
+  time: string;
+
+  /**
+   * The repo's name below the organisation, when uid is the organisation's (the repo may have
+   * been deleted within the deleted-repo window).
+   *
+   * @generated from field: string repository = 5;
+   */
+  repository: string;
+};
+
+/**
+ * Describes the message lading.registry.v2.RestoreTagRequest.
+ * Use `create(RestoreTagRequestSchema)` to create a new message.
+ */
+export declare const RestoreTagRequestSchema: GenMessage<RestoreTagRequest>;
+
+/**
  * TagsService manages the tags of repos. Every move of a tag is recorded in its history.
  *
  * @generated from service lading.registry.v2.TagsService
@@ -289,13 +353,27 @@ export declare const TagsService: GenService<{
     output: typeof TagSchema;
   },
   /**
-   * UpdateTag changes deprecated, and nothing else. Capability tag.update.
+   * UpdateTag changes deprecated and expire_time, and nothing else. Capability tag.update.
    *
    * @generated from rpc lading.registry.v2.TagsService.UpdateTag
    */
   updateTag: {
     methodKind: "unary";
     input: typeof UpdateTagRequestSchema;
+    output: typeof TagSchema;
+  },
+  /**
+   * RestoreTag points a tag back at a digest from its history: the digest given, or the one it
+   * named at the time given. uid is the tag's uid (also of a deleted tag, from its history),
+   * a repo's uid with name set, or an organisation's uid with repository and name set; a repo
+   * deleted within the deleted-repo window comes back with the tag. The manifest must still be
+   * kept; an immutable tag is refused. Capability tag.create.
+   *
+   * @generated from rpc lading.registry.v2.TagsService.RestoreTag
+   */
+  restoreTag: {
+    methodKind: "unary";
+    input: typeof RestoreTagRequestSchema;
     output: typeof TagSchema;
   },
   /**
