@@ -54,6 +54,9 @@ describe("configure-docker from the user's shell, through npx", {
       DOCKER_CONFIG: join(home, "docker"),
       LADING_API_URL: r.server.apiUrl,
       LADING_REGISTRY_URL: r.registryUrl,
+      // Linking the checkout into npx's cache would run its prepare script, a console build
+      // into console/dist while other suites serve it; PATH is what is under test here.
+      npm_config_ignore_scripts: "true",
     };
     const image = buildImage("a public image");
     const pushed = await shell(
@@ -75,7 +78,10 @@ describe("configure-docker from the user's shell, through npx", {
     if (home) await rm(home, { recursive: true, force: true });
   });
 
-  it("refuses with the command that puts the helper on PATH, writing nothing", async () => {
+  // npx's first run in a new HOME links the checkout into its cache.
+  it("refuses with the command that puts the helper on PATH, writing nothing", {
+    timeout: 5 * 60_000,
+  }, async () => {
     const refused = await shell("npx", ["lading", "auth", "configure-docker"], user);
     assert.equal(refused.code, 1, refused.stdout + refused.stderr);
     assert.match(refused.stderr, /docker-credential-lading is not on your PATH \(npx/);
@@ -93,7 +99,9 @@ describe("configure-docker from the user's shell, through npx", {
     assert.match(failed.stderr, /docker-credential-lading/);
   });
 
-  it("configures the registry once PATH is set as the refusal says, and skopeo works", async () => {
+  it("configures the registry once PATH is set as the refusal says, and skopeo works", {
+    timeout: 5 * 60_000,
+  }, async () => {
     const fixed = { ...user, PATH: `${repo}/bin:${user.PATH}` };
     const configured = await shell("npx", ["lading", "auth", "configure-docker"], fixed);
     assert.equal(configured.code, 0, configured.stderr);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -26,10 +26,13 @@ const userPath = (process.env.PATH ?? "")
 const onPath = (tool: string) => userPath.split(":").some((dir) => existsSync(join(dir, tool)));
 const tools = ["skopeo", "jq", "curl", "npm", "npx", "twine", "python3", "pip", "unshare", "ip"];
 const missingTools = tools.filter((tool) => !onPath(tool));
+// A network namespace (only loopback) and a PID namespace, so that whatever the blocks leave
+// running (the server, a receiver) dies with it when the test ends or times out.
+const unshare = ["-rn", "--pid", "--fork", "--kill-child"];
 // The blocks use the default ports (8080, 5000, 9000) as printed: a network namespace of their
 // own (unshare -rn: only its loopback) keeps them from meeting anything else on this machine.
 const ownNetwork = () =>
-  spawnSync("unshare", ["-rn", "true"], { stdio: "ignore" }).status === 0
+  spawnSync("unshare", unshare.concat("true"), { stdio: "ignore" }).status === 0
     ? false
     : "unshare -rn fails";
 
@@ -79,6 +82,7 @@ describe("README first steps, pasted as printed", {
   let work: string;
   let checkout: string;
   let tmp: string;
+  let running: ChildProcess | undefined;
 
   before(() => {
     work = mkdtempSync(join(tmpdir(), "lading-readme-"));
@@ -98,10 +102,12 @@ describe("README first steps, pasted as printed", {
     }
   });
   after(() => {
+    if (running?.exitCode === null) running.kill("SIGKILL");
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it("runs every block of every section without an edit", async () => {
+  // Minutes of work: npm, Node starts through the launcher, scans, pip and npm installs.
+  it("runs every block of every section without an edit", { timeout: 15 * 60_000 }, async () => {
     const readme = readFileSync(join(repo, "README.md"), "utf8");
     const [serverBlock, ...firstSteps] = shellBlocks(readme, "### First steps");
     assert.match(serverBlock, /^npm start -- --events-allow-http-loopback /);
@@ -130,7 +136,8 @@ describe("README first steps, pasted as printed", {
       stdout: string;
       stderr: string;
     }>((resolve, reject) => {
-      const child = spawn("unshare", ["-rn", "bash", "-c", runner], { cwd: checkout, env });
+      const child = spawn("unshare", [...unshare, "bash", "-c", runner], { cwd: checkout, env });
+      running = child;
       let out = "";
       let err = "";
       child.stdout.on("data", (d) => {
