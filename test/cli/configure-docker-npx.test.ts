@@ -54,9 +54,6 @@ describe("configure-docker from the user's shell, through npx", {
       DOCKER_CONFIG: join(home, "docker"),
       LADING_API_URL: r.server.apiUrl,
       LADING_REGISTRY_URL: r.registryUrl,
-      // Linking the checkout into npx's cache would run its prepare script, a console build
-      // into console/dist while other suites serve it; PATH is what is under test here.
-      npm_config_ignore_scripts: "true",
     };
     const image = buildImage("a public image");
     const pushed = await shell(
