@@ -2,6 +2,13 @@
 // Plain JavaScript, so it runs on the Node that runs npm. Quiet unless something is wrong.
 import { createRequire } from "node:module";
 
+// `npx lading` links the checkout into npx's cache, and npm runs the linked package's prepare
+// script then: a second build of a console `npm install` already built, on every new npx cache,
+// which leaves console/dist half-written when the npx run is stopped. Only `npm install` builds.
+if (process.env.npm_lifecycle_event === "prepare" && process.env.npm_command === "exec") {
+  process.exit(0);
+}
+
 const require = createRequire(import.meta.url);
 let vite;
 try {

@@ -1,10 +1,19 @@
 import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { underNpm, userPath } from "./user-path.ts";
 
 /** The command docker, skopeo and podman run for `credHelpers: {host: "lading"}`. */
 export const credentialHelperCommand = "docker-credential-lading";
 
+/** The checkout's bin folder: `lading` and `docker-credential-lading` run with any Node 18+. */
+const binDir = fileURLToPath(new URL("../../bin", import.meta.url)).replace(/\/$/, "");
+
+/** The one command that puts both commands on PATH, as the README says. */
+export const pathFix = `export PATH="${binDir}:$PATH"`;
+
 /**
- * Runs `docker-credential-lading list` through `env.PATH`, as registry clients will, and returns
+ * Runs `docker-credential-lading list` through the user's PATH (`userPath`: without what npx
+ * and npm scripts add while they run), as registry clients will later, and returns
  * what is wrong with it (one sentence with the fix), or undefined when it answers a JSON
  * object within `timeoutMs` (default 30 s: one cold start of Node, twice when the launcher
  * re-runs it under the bundled Node, on a busy machine).
@@ -15,7 +24,7 @@ export function credentialHelperProblem(
 ): Promise<string | undefined> {
   return new Promise((resolve) => {
     const child = spawn(credentialHelperCommand, ["list"], {
-      env,
+      env: { ...env, PATH: userPath(env) },
       stdio: ["ignore", "pipe", "pipe"],
       timeout: timeoutMs,
     });
@@ -30,7 +39,7 @@ export function credentialHelperProblem(
     child.on("error", (error: NodeJS.ErrnoException) => {
       resolve(
         error.code === "ENOENT"
-          ? `${credentialHelperCommand} is not on PATH: run \`npm link\` in the Lading folder (or link its bin/${credentialHelperCommand}.js into a folder on PATH), then run this again`
+          ? `${credentialHelperCommand} is not on your PATH${underNpm(env) ? " (npx and npm scripts add folders to PATH only while they run; those do not count)" : ""}, so docker, skopeo and podman could not run it: run \`${pathFix}\` (and add that line to ~/.profile to keep it), then run this again`
           : `${credentialHelperCommand} cannot be started: ${error.message}`,
       );
     });

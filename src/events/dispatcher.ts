@@ -6,6 +6,7 @@ import type { EventsSettings } from "../config/index.ts";
 import type { OutboundGuard } from "../outbound/index.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
 import { backoffMs, maxBackoffMs } from "./backoff.ts";
+import { deliveryFailureLog } from "./failure-log.ts";
 import { type LeasedBatch, type LeasedDelivery, leaseDeliveries } from "./lease-deliveries.ts";
 import { type SendOutcome, sendEvent } from "./send-event.ts";
 
@@ -52,6 +53,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
   const batch = options.batch ?? 20;
   // Each attempt ends within timeoutMs; the margin covers minting and the database round trips.
   const leaseMs = batch * settings.timeoutMs + 30_000;
+  const failures = deliveryFailureLog(log);
   const shutdown = new AbortController();
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
@@ -124,17 +126,15 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     // stop the batch rather than send the rest to a sink that may no longer want them.
     if (Number(updated.numUpdatedRows) === 0) return false;
     options.onAttempt?.(after.state === "pending" ? "retry" : after.state);
-    if (!outcome.ok) {
-      log.info(
-        {
-          subscription: subscription.uid,
-          eventId: delivery.event.id,
-          status: outcome.status,
-          error: outcome.error,
-          detail: outcome.detail,
-        },
-        "event delivery failed",
-      );
+    if (outcome.ok) failures.delivered(subscription.uid);
+    else {
+      failures.failed({
+        subscription: subscription.uid,
+        eventId: delivery.event.id,
+        status: outcome.status,
+        error: outcome.error,
+        detail: outcome.detail,
+      });
     }
     return outcome.ok;
   }

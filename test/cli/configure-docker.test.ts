@@ -37,7 +37,7 @@ describe("lading auth configure-docker checks the helper it configures", () => {
     assert.equal(result.code, 1);
     assert.match(
       result.stderr,
-      /^lading: docker-credential-lading is not on PATH: run `npm link` in the Lading folder/,
+      /^lading: docker-credential-lading is not on your PATH, so docker, skopeo and podman could not run it: run `export PATH="[^"]+\/bin:\$PATH"`/,
     );
     assert.equal(await exists(dockerConfig()), false);
   });

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, it } from "node:test";
@@ -119,6 +121,42 @@ describe("bin scripts linked onto PATH and run by the system Node", {
     });
     child.kill("SIGTERM");
     assert.deepEqual(await closed, [0, null]);
+  });
+
+  it("through the checkout's bin/ on PATH, kill of the pid you got frees the receiver's port", async () => {
+    // The README's events quick start: `lading events receive … &`, later `kill $!`.
+    const free = createServer().listen(0, "127.0.0.1");
+    await once(free, "listening");
+    const { port } = free.address() as AddressInfo;
+    await new Promise((resolve) => free.close(resolve));
+    const documented = { ...env, PATH: [join(repo, "bin"), "/usr/bin", "/bin"].join(":") };
+    const child = spawn(
+      "lading",
+      ["events", "receive", "--group", "g", "--listen", `127.0.0.1:${port}`],
+      {
+        env: documented,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const closed = new Promise<[number | null, string | null]>((resolve) =>
+      child.on("close", (code, signal) => resolve([code, signal])),
+    );
+    let said = "";
+    await new Promise<void>((resolve, reject) => {
+      const look = (d: Buffer) => {
+        said += d;
+        if (said.includes("receiving on")) resolve();
+      };
+      child.stdout.on("data", look);
+      child.stderr.on("data", look);
+      closed.then(() => reject(new Error(`the receiver exited: ${said}`)));
+    });
+    child.kill("SIGTERM");
+    // The receiver stops cleanly on SIGTERM; the launcher passes its exit on.
+    assert.deepEqual(await closed, [0, null]);
+    const again = createServer().listen(port, "127.0.0.1");
+    await once(again, "listening");
+    await new Promise((resolve) => again.close(resolve));
   });
 
   it("says what to do when no Node that runs Lading is at hand", async (t) => {

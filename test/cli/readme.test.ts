@@ -1,120 +1,163 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
-import { type AddressInfo, createServer } from "node:net";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, it } from "node:test";
-import { promisify } from "node:util";
 import { sharedDataDir } from "../../src/versions/testdata/shared-data.ts";
 import { describe } from "../support/counted-describe.ts";
 
-const run = promisify(execFile);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-const repo = new URL("../..", import.meta.url).pathname;
-const sharedData = sharedDataDir("") ?? "";
-const hasTools = ["skopeo", "jq", "curl"].every((tool) =>
-  process.env.PATH?.split(":").some((dir) => existsSync(join(dir, tool))),
-);
+const repo = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+const sharedData = sharedDataDir("");
+// The user's PATH: this one without node_modules/.bin folders, whose Node 24 a user's shell
+// does not have (CI and developers put the checkout's first).
+const userPath = (process.env.PATH ?? "")
+  .split(":")
+  .filter((dir) => dir && !/\/node_modules\/\.bin\/?$/.test(dir))
+  .join(":");
+const onPath = (tool: string) => userPath.split(":").some((dir) => existsSync(join(dir, tool)));
+const tools = ["skopeo", "jq", "curl", "npm", "npx", "twine", "python3", "pip", "unshare", "ip"];
+const missingTools = tools.filter((tool) => !onPath(tool));
+// A network namespace (only loopback) and a PID namespace, so that whatever the blocks leave
+// running (the server, a receiver) dies with it when the test ends or times out.
+const unshare = ["-rn", "--pid", "--fork", "--kill-child"];
+// The blocks use the default ports (8080, 5000, 9000) as printed: a network namespace of their
+// own (unshare -rn: only its loopback) keeps them from meeting anything else on this machine.
+const ownNetwork = () =>
+  spawnSync("unshare", unshare.concat("true"), { stdio: "ignore" }).status === 0
+    ? false
+    : "unshare -rn fails";
 
 /** The ```sh blocks of the README section that starts with `heading`. */
-function shellBlocks(readme: string, heading: string): string {
+function shellBlocks(readme: string, heading: string): string[] {
   const from = readme.indexOf(`${heading}\n`);
   assert.ok(from >= 0, `no section ${heading}`);
   const next = readme.slice(from + heading.length).search(/\n#{2,3} /);
   const section = readme.slice(from, next < 0 ? undefined : from + heading.length + next);
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).join("\n");
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
 }
 
 /**
- * The README's first steps and quick starts (registry, security data, vulnerability reports), pasted as they are into bash against a
- * `lading serve` with embedded defaults in a fresh folder. Only the ports differ (the server
- * listens on free ones) and `npx` is dropped (lading and buf are put on PATH, as `npm link` and
- * the checkout's node_modules/.bin would).
+ * Starts the first steps' server block in the background (its own session, so the whole npm ->
+ * node tree stops together), waits until both listeners are ready, runs the steps with
+ * `set -euo pipefail`, stops the server and exits with the steps' status.
  */
-describe("README first steps, pasted line by line", {
-  skip: !hasTools && "needs skopeo, jq and curl",
+const runner = `set -u
+ip link set lo up
+setsid bash -c "$README_SERVER_BLOCK" > "$README_SERVER_LOG" 2>&1 &
+server=$!
+up=""
+for i in $(seq 180); do
+  if curl -sf http://127.0.0.1:8080/readyz > /dev/null && curl -sf http://127.0.0.1:5000/readyz > /dev/null; then up=1; break; fi
+  sleep 1
+done
+rc=1
+if [ -n "$up" ]; then bash -euo pipefail -c "$README_STEPS"; rc=$?; else echo "the server did not start" >&2; fi
+kill -TERM -- -$server 2>/dev/null
+wait $server
+exit $rc
+`;
+
+/**
+ * The README's first steps and quick starts (registry, security data, vulnerability reports,
+ * events, libraries), pasted exactly as printed into bash, as a new user would: the server
+ * started as the first steps say, from a fresh checkout (the repository's tracked top-level
+ * entries and node_modules, linked into a new folder, with the sample data beside it as
+ * `../shared/data`), the user's PATH (no node_modules/.bin) and a new HOME.
+ */
+describe("README first steps, pasted as printed", {
+  skip:
+    (missingTools.length > 0 && `needs ${missingTools.join(", ")} on PATH`) ||
+    (!sharedData && "needs the shared sample data") ||
+    ownNetwork(),
 }, () => {
   let work: string;
-  let server: ChildProcess;
-  let api = "";
-  let registry = "";
+  let checkout: string;
+  let tmp: string;
+  let running: ChildProcess | undefined;
 
-  let listen: Record<string, string> = {};
-  let receiverPort = 0;
-
-  before(async () => {
+  before(() => {
     work = mkdtempSync(join(tmpdir(), "lading-readme-"));
-    // The admin commands derive the token issuer from the listen address, as serve does, so
-    // both get the same free ports through the environment.
-    listen = {
-      LADING_API_LISTEN: `127.0.0.1:${await freePort()}`,
-      LADING_REGISTRY_LISTEN: `127.0.0.1:${await freePort()}`,
-    };
-    receiverPort = await freePort();
-    server = spawn(process.execPath, [join(repo, "bin/lading.js"), "serve"], {
-      cwd: work,
-      // As the README's events section says to start it, for its plain-http local receiver.
-      env: {
-        ...process.env,
-        ...listen,
-        LADING_LOG_LEVEL: "warn",
-        LADING_EVENTS_ALLOW_HTTP_LOOPBACK: "true",
-      },
-    });
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      server.stdout?.on("data", (chunk) => {
-        out += chunk;
-        if (out.includes("registry on")) resolve(out);
-      });
-      server.once("exit", (code) => reject(new Error(`lading serve exited ${code}`)));
-    });
-    [, api, registry] = /API on http:\/\/([^,]+), registry on http:\/\/(\S+)/.exec(line) ?? [];
-    assert.ok(api && registry, line);
+    checkout = join(work, "lading");
+    tmp = join(work, "tmp");
+    for (const dir of [checkout, tmp, join(work, "home"), join(work, "shared")]) mkdirSync(dir);
+    symlinkSync(sharedData as string, join(work, "shared", "data"));
+    const tracked = spawnSync("git", ["ls-files"], { cwd: repo, encoding: "utf8" }).stdout;
+    const top = new Set(
+      tracked
+        .split("\n")
+        .filter(Boolean)
+        .map((f) => f.split("/")[0]),
+    );
+    for (const entry of [...top, "node_modules"]) {
+      symlinkSync(join(repo, entry), join(checkout, entry));
+    }
   });
   after(() => {
-    server?.kill("SIGTERM");
+    if (running?.exitCode === null) running.kill("SIGKILL");
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it("runs every command of both sections without an edit", async () => {
+  // Minutes of work: npm, Node starts through the launcher, scans, pip and npm installs.
+  it("runs every block of every section without an edit", { timeout: 15 * 60_000 }, async () => {
     const readme = readFileSync(join(repo, "README.md"), "utf8");
-    const script = [
-      shellBlocks(readme, "### First steps"),
-      shellBlocks(readme, "## Registry quick start"),
-      shellBlocks(readme, "## Security data quick start"),
-      shellBlocks(readme, "## Vulnerability reports quick start"),
-      shellBlocks(readme, "## Events quick start"),
-      shellBlocks(readme, "## Libraries quick start"),
-    ]
-      .join("\n")
-      .replaceAll("../shared/data", sharedData)
-      .replaceAll(" test/fixtures/", ` ${join(repo, "test/fixtures")}/`)
-      .replaceAll("127.0.0.1:8080", api)
-      .replaceAll("127.0.0.1:5000", registry)
-      .replaceAll("127.0.0.1:9000", `127.0.0.1:${receiverPort}`)
-      .replaceAll("npx ", "");
-    const bin = join(work, "bin");
-    const received = (name: string) => readFileSync(join(work, name), "utf8");
-    await run("mkdir", [bin]);
-    symlinkSync(join(repo, "bin/lading.js"), join(bin, "lading"));
-    const PATH = [bin, join(repo, "node_modules/.bin"), process.env.PATH].join(":");
-    const { stdout } = await run("bash", ["-euo", "pipefail", "-c", script], {
-      cwd: work,
-      env: { ...process.env, ...listen, PATH },
-      maxBuffer: 16 << 20,
+    const [serverBlock, ...firstSteps] = shellBlocks(readme, "### First steps");
+    assert.match(serverBlock, /^npm start -- --events-allow-http-loopback /);
+    const steps = [
+      ...firstSteps,
+      ...shellBlocks(readme, "## Registry quick start"),
+      ...shellBlocks(readme, "## Security data quick start"),
+      ...shellBlocks(readme, "## Vulnerability reports quick start"),
+      ...shellBlocks(readme, "## Events quick start"),
+      ...shellBlocks(readme, "## Libraries quick start"),
+    ].join("\n");
+    const entriesBefore = readdirSync(checkout).sort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PATH: userPath,
+      HOME: join(work, "home"),
+      TMPDIR: tmp,
+      README_SERVER_BLOCK: serverBlock,
+      README_SERVER_LOG: join(work, "server.log"),
+      README_STEPS: steps,
+    };
+    delete env.XDG_CONFIG_HOME;
+    delete env.XDG_RUNTIME_DIR;
+    const { code, stdout, stderr } = await new Promise<{
+      code: number | null;
+      stdout: string;
+      stderr: string;
+    }>((resolve, reject) => {
+      const child = spawn("unshare", [...unshare, "bash", "-c", runner], { cwd: checkout, env });
+      running = child;
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (d) => {
+        out += d;
+      });
+      child.stderr.on("data", (d) => {
+        err += d;
+      });
+      child.on("error", reject);
+      child.on("close", (exit) => resolve({ code: exit, stdout: out, stderr: err }));
     });
+    const serverLog = () => readFileSync(join(work, "server.log"), "utf8").slice(-4000);
+    assert.equal(code, 0, `${stderr.slice(-4000)}\n--- server:\n${serverLog()}`);
+    // The quick starts wrote nothing into the checkout but the server's store.
+    assert.deepEqual(readdirSync(checkout).sort(), [...entriesBefore, ".lading"].sort());
+    const scratch = readdirSync(tmp)
+      .map((name) => join(tmp, name))
+      .find((dir) => existsSync(join(dir, "received-1.log")));
+    assert.ok(scratch, "the scratch folder holds the quick starts' files");
+    const received = (name: string) => readFileSync(join(scratch, name), "utf8");
     assert.match(stdout, /"viewer"/, "the role binding lists the viewer role");
     assert.match(stdout, /hello from Lading\n/, "the wheel installed from Lading imports");
     assert.match(stdout, /hello from Lading \(npm\)/, "the npm package installed from Lading runs");
@@ -130,7 +173,7 @@ describe("README first steps, pasted line by line", {
     );
     assert.match(stdout, /lading\.iam\.v2\.IdentitiesService/, "reflection lists the services");
     assert.match(stdout, /"history"/);
-    const layout = JSON.parse(readFileSync(join(work, "pulled", "index.json"), "utf8"));
+    const layout = JSON.parse(readFileSync(join(scratch, "pulled", "index.json"), "utf8"));
     assert.equal(layout.manifests.length, 1, "the older build was pulled by its digest");
     assert.match(
       stdout,

@@ -1,7 +1,7 @@
 import { constants } from "node:os";
 import { startLading } from "../../app/index.ts";
 import type { LocalVerbNode } from "../command-spec.ts";
-import { configFlags, loadConfig } from "./config-flags.ts";
+import { configFilePath, configFlags, loadConfig } from "./config-flags.ts";
 
 /** `lading serve`: runs the API listener until SIGTERM or SIGINT, then drains and exits. */
 export const serveCommand: LocalVerbNode = {
@@ -25,6 +25,13 @@ export const serveCommand: LocalVerbNode = {
     });
     const lading = await startLading(loadConfig(parsed));
     started = true;
+    // A lading.yaml left in the folder changes what a plain `lading serve` does: say so.
+    const file = configFilePath(parsed);
+    out.stdout.write(
+      file === undefined
+        ? "lading: no config file (settings from flags, environment and defaults)\n"
+        : `lading: settings from ${file} (then environment, then flags)\n`,
+    );
     out.stdout.write(`lading: API on ${lading.apiUrl}, registry on ${lading.registryUrl}\n`);
     await stopRequested;
     lading.log.info("shutting down: finishing requests in flight");
