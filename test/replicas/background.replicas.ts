@@ -153,4 +153,52 @@ describe("three replicas behind nginx: background work", { skip }, () => {
       `the held event went to subscription ${subscription} again`,
     );
   });
+
+  it("lets a killed replica's claim on an upload lapse within 30 s", async (t) => {
+    const [writer, other] = c.replicas.filter((r) => r.alive());
+    const to = (r: typeof writer) => ociClient(`http://${r.registryAddress}`, token);
+    const start = await to(writer).fetch("/v2/acme/claims/blobs/uploads/", { method: "POST" });
+    assert.equal(start.status, 202);
+    const location = start.headers.get("location") as string;
+    let sent: () => void = () => {};
+    const halfway = new Promise<void>((resolve) => {
+      sent = resolve;
+    });
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(64 * 1024));
+        sent();
+        // Never closed: the replica dies holding the claim.
+      },
+    });
+    const dying = to(writer)
+      .fetch(location, { method: "PATCH", body, duplex: "half" } as RequestInit)
+      .catch(() => undefined);
+    await halfway;
+    await sleep(1000);
+    await writer.stop("SIGKILL");
+    const killed = Date.now();
+    await dying;
+    const chunk = Buffer.alloc(1000, 7);
+    const patch = () =>
+      to(other).fetch(location, {
+        method: "PATCH",
+        body: new Uint8Array(chunk),
+        headers: { "content-range": `0-${chunk.length - 1}` },
+      });
+    const refused = await patch();
+    assert.equal(refused.status, 416, "the dead replica's claim still holds");
+    let answer = refused;
+    while (answer.status === 416 && Date.now() - killed < 45_000) {
+      await sleep(1000);
+      answer = await patch();
+    }
+    const lapsed = Date.now() - killed;
+    t.diagnostic(
+      `the upload accepted a chunk again ${(lapsed / 1000).toFixed(1)} s after the kill`,
+    );
+    assert.equal(answer.status, 202, await answer.text());
+    assert.ok(lapsed <= 30_000 + 3000, "within the 30 s claim and a margin");
+    assert.equal(answer.headers.get("range"), `0-${chunk.length - 1}`);
+  });
 });
