@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
+import pg from "pg";
 import { type RunningNginx, startNginx } from "./nginx.ts";
 import { startS3rver } from "./s3rver.ts";
 import { createTestStore, type TestStore } from "./stores.ts";
@@ -50,6 +51,8 @@ export interface ReplicaCluster {
   token(identity: string, audience?: string): Promise<string>;
   /** The shared configuration file. */
   configPath: string;
+  /** Waits (up to 15 s) until a replica holds the claim of upload `id`. */
+  uploadClaimed(id: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -175,6 +178,20 @@ export async function startReplicaCluster(
     org: boot,
     token,
     configPath,
+    async uploadClaimed(id) {
+      const db = new pg.Client({ connectionString: databaseUrl });
+      await db.connect();
+      try {
+        for (let i = 0; i < 150; i++) {
+          const row = await db.query("SELECT writer FROM uploads WHERE id = $1", [id]);
+          if (row.rows[0]?.writer) return;
+          await sleep(100);
+        }
+        throw new Error(`no replica claimed upload ${id}`);
+      } finally {
+        await db.end();
+      }
+    },
     async close() {
       await nginx.close();
       await Promise.all(replicas.map((r) => r.stop()));
