@@ -244,18 +244,20 @@ export function createUploadHandlers(uploadTtlMs: number) {
           const chunk = await appendChunk(ctx, r, route, session.size, session.state);
           claim = chunk.claim;
           state = chunk.next;
-          if (!(await claim.record(state))) throw claimLost();
         } else {
           claim = await claimOrRefuse(ctx, r, route, session.size);
         }
         r.req.resume();
         let stored: Awaited<ReturnType<typeof ctx.blobs.commitUpload>>;
         try {
+          if (!(await claim.record(state))) throw claimLost();
           stored = await ctx.blobs.commitUpload(state, digest);
           await ctx.db.deleteFrom("uploads").where("id", "=", route.id).execute();
         } catch (error) {
-          await claim.release().catch(() => undefined);
           throw digestError(error);
+        } finally {
+          // Stops the renewals; a no-op on the deleted row.
+          await claim.release().catch(() => undefined);
         }
         await committed(ctx, r, route.name, session.repo, stored.digest, stored.size);
       });
