@@ -6,6 +6,7 @@ import { measurePythonRepository } from "./library-python-bench.ts";
 import { measureListLatency } from "./list-latency.ts";
 import { measurePullEvents } from "./pull-events-bench.ts";
 import { measureRegistry } from "./registry-bench.ts";
+import { measureReplicas } from "./replicas-bench.ts";
 import { measureSbomGeneration } from "./sbom-generation-bench.ts";
 import { measureVulnReports } from "./vuln-report-bench.ts";
 
@@ -13,7 +14,7 @@ import { measureVulnReports } from "./vuln-report-bench.ts";
  * `npm run bench`: list latency (Platform core) and registry throughput (Registry), printing
  * every number, the ratio to Distribution where it is installed, and whether each target is met.
  * `npm run bench -- lists`, `-- registry`, `-- pull-events`, `-- advisories`, `-- sbom`,
- * `-- reports`, `-- events` or `-- libraries` runs one part.
+ * `-- reports`, `-- events`, `-- libraries` or `-- replicas` runs one part.
  */
 const only = process.argv[2];
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -183,6 +184,20 @@ if (!only || only === "libraries") {
   for (const r of npmRows) {
     console.log(
       `${r.workload.padEnd(53)} ${`${r.rate.toFixed(0)} req/s`.padEnd(13)} ${String(r.bytes).padEnd(7)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
+    );
+  }
+}
+
+if (!only || only === "replicas") {
+  const rows = await measureReplicas(log);
+  console.log(
+    "\nreplicas behind nginx (wrk -c16)  replicas  req/s     MiB/s     errors  scaling vs 1",
+  );
+  for (const r of rows) {
+    const one = rows.find((o) => o.workload === r.workload && o.replicas === 1);
+    const scaling = one ? r.requestsPerSecond / one.requestsPerSecond : 1;
+    console.log(
+      `${r.workload.padEnd(33)} ${String(r.replicas).padEnd(9)} ${r.requestsPerSecond.toFixed(0).padEnd(9)} ${r.mibPerSecond.toFixed(1).padEnd(9)} ${String(r.errors).padEnd(7)} ${scaling.toFixed(2)}x ${r.errors === 0 ? "ok" : "ERRORS"}`,
     );
   }
 }

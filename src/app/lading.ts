@@ -322,6 +322,7 @@ export async function startLading(
   });
   const pruner = startEventPruner({
     db,
+    dialect: store.dialect,
     retentionMs: config.events.retentionMs,
     intervalMs: hooks.eventsPruneIntervalMs,
     log,

@@ -51,8 +51,12 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
   const pollMs = options.pollMs ?? 250;
   const concurrency = options.concurrency ?? 16;
   const batch = options.batch ?? 20;
-  // Each attempt ends within timeoutMs; the margin covers minting and the database round trips.
-  const leaseMs = batch * settings.timeoutMs + 30_000;
+  // A lease covers two attempts (each ends within timeoutMs) and a margin for minting and the
+  // database round trips; a batch renews what is left of it before an attempt that might
+  // outlast it. So a replica that dies lets its leases go within leaseMs (35 s by default), not
+  // a whole batch's worth of timeouts.
+  const leaseMs = 2 * settings.timeoutMs + 15_000;
+  const renewBelowMs = settings.timeoutMs + 10_000;
   const failures = deliveryFailureLog(log);
   const shutdown = new AbortController();
   const inFlight = new Set<Promise<void>>();
@@ -77,8 +81,23 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     });
 
   /** Sends a batch in order; on the first failure the rest go back, to wait behind it. */
-  async function sendBatch({ subscription, deliveries }: LeasedBatch): Promise<void> {
+  async function sendBatch({ subscription, deliveries }: LeasedBatch, leasedAt: number) {
+    let until = leasedAt + leaseMs;
     for (let i = 0; i < deliveries.length; i++) {
+      if (until - Date.now() < renewBelowMs && !shutdown.signal.aborted) {
+        until = Date.now() + leaseMs;
+        await db
+          .updateTable("deliveries")
+          .set({ lease_until: new Date(until).toISOString() })
+          .where("subscription_uid", "=", subscription.uid)
+          .where(
+            "event_seq",
+            "in",
+            deliveries.slice(i).map((d) => String(d.eventSeq)),
+          )
+          .where("lease_owner", "=", owner)
+          .execute();
+      }
       const delivered = !shutdown.signal.aborted && (await attempt(subscription, deliveries[i]));
       if (delivered) continue;
       // The failed one's own lease is already cleared unless shutdown cut it; the filter on the
@@ -173,6 +192,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       woken = false;
       const room = concurrency - inFlight.size;
       let leased: LeasedBatch[] = [];
+      const leasedAt = Date.now();
       if (room > 0) {
         try {
           leased = await leaseDeliveries(db, options.dialect, owner, {
@@ -185,7 +205,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
         }
       }
       for (const work of leased) {
-        const running: Promise<void> = sendBatch(work)
+        const running: Promise<void> = sendBatch(work, leasedAt)
           .catch((err) => log.warn({ err }, "recording an event delivery failed"))
           .finally(() => {
             inFlight.delete(running);

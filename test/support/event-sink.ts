@@ -17,6 +17,8 @@ export interface Receipt {
   status: number;
   /** The request as HTTP/1.1 text, for `lading events verify`. */
   text: string;
+  /** The sender's port: which process sent it (the replicas suite). */
+  remotePort: number;
 }
 
 /** How the sink answers: 200, a status, or 200 after a delay. */
@@ -60,6 +62,7 @@ export async function startEventSink(issuer: string, group: string, port = 0): P
       refused: checked.error?.reason ?? "",
       status: 0,
       text: `${lines.join("\r\n")}\r\n\r\n${body.toString()}`,
+      remotePort: req.socket.remotePort ?? 0,
     };
     // Recorded on arrival, so a test sees a request the sink is still holding.
     receipts.push(receipt);

@@ -10,6 +10,7 @@ import { freeTierReach } from "./free-tier.ts";
 import { num, type OciContext, type OciRequest, sendStream } from "./oci-context.ts";
 import { OciError, ociError } from "./oci-error.ts";
 import { checkDigest } from "./oci-paths.ts";
+import { claimUpload, type UploadClaim } from "./upload-claim.ts";
 import { parseUploadStart } from "./upload-params.ts";
 
 type UploadsRoute = { name: string };
@@ -164,14 +165,18 @@ async function loadSession(
   return { repo: target.repo, size: num(row.size), state: JSON.parse(row.state) as UploadState };
 }
 
-/** Appends the request body after checking `Content-Range` (416 unless it starts at the end). */
+/**
+ * Appends the request body after checking `Content-Range` (416 unless it starts at the end) and
+ * claiming the upload (416 while another replica writes a chunk to it). The caller records the
+ * new state through the claim, or releases it.
+ */
 async function appendChunk(
   ctx: OciContext,
   r: OciRequest,
   route: UploadRoute,
   size: number,
   state: UploadState,
-) {
+): Promise<{ next: UploadState; claim: UploadClaim }> {
   const contentRange = r.req.headers["content-range"];
   if (contentRange !== undefined) {
     const match = /^(?:bytes )?(\d+)-(\d+)$/.exec(contentRange.trim());
@@ -191,14 +196,29 @@ async function appendChunk(
       });
     }
   }
-  const next = await ctx.blobs.appendUpload(state, r.req);
-  await ctx.db
-    .updateTable("uploads")
-    .set({ size: next.size, state: JSON.stringify(next), update_time: now() })
-    .where("id", "=", route.id)
-    .execute();
-  return next;
+  const claim = await claimOrRefuse(ctx, r, route, size);
+  try {
+    return { next: await ctx.blobs.appendUpload(state, r.req), claim };
+  } catch (error) {
+    await claim.release().catch(() => undefined);
+    throw error;
+  }
 }
+
+/** The upload's claim, or 416 while a chunk sent to another replica is being written. */
+async function claimOrRefuse(ctx: OciContext, r: OciRequest, route: UploadRoute, size: number) {
+  const claim = await claimUpload(ctx, route.id, size);
+  if (claim) return claim;
+  r.req.resume();
+  throw new OciError(416, "BLOB_UPLOAD_INVALID", "another chunk of this upload is being written", {
+    detail: { expectedStart: size },
+    headers: sessionHeaders(route.name, route.id, size),
+  });
+}
+
+/** The claim was lost while the chunk was written (the replica stalled past its lapse). */
+const claimLost = () =>
+  ociError(409, "BLOB_UPLOAD_INVALID", "the upload was taken over while this chunk was written");
 
 /** The upload-session endpoints: PATCH (chunk), PUT (close), GET (status), DELETE (cancel). */
 export function createUploadHandlers(uploadTtlMs: number) {
@@ -206,7 +226,9 @@ export function createUploadHandlers(uploadTtlMs: number) {
     async patch(ctx: OciContext, r: OciRequest, route: UploadRoute) {
       const next = await serialised(route.id, async () => {
         const { size, state } = await loadSession(ctx, r, route, uploadTtlMs);
-        return appendChunk(ctx, r, route, size, state);
+        const chunk = await appendChunk(ctx, r, route, size, state);
+        if (!(await chunk.claim.finish(chunk.next))) throw claimLost();
+        return chunk.next;
       });
       await sendStream(r.res, 202, sessionHeaders(route.name, route.id, next.size), undefined);
     },
@@ -216,17 +238,27 @@ export function createUploadHandlers(uploadTtlMs: number) {
       checkDigest(digest);
       await serialised(route.id, async () => {
         const session = await loadSession(ctx, r, route, uploadTtlMs);
-        const state = hasBody(r)
-          ? await appendChunk(ctx, r, route, session.size, session.state)
-          : session.state;
+        let state = session.state;
+        let claim: UploadClaim;
+        if (hasBody(r)) {
+          const chunk = await appendChunk(ctx, r, route, session.size, session.state);
+          claim = chunk.claim;
+          state = chunk.next;
+        } else {
+          claim = await claimOrRefuse(ctx, r, route, session.size);
+        }
         r.req.resume();
         let stored: Awaited<ReturnType<typeof ctx.blobs.commitUpload>>;
         try {
+          if (!(await claim.record(state))) throw claimLost();
           stored = await ctx.blobs.commitUpload(state, digest);
+          await ctx.db.deleteFrom("uploads").where("id", "=", route.id).execute();
         } catch (error) {
           throw digestError(error);
+        } finally {
+          // Stops the renewals; a no-op on the deleted row.
+          await claim.release().catch(() => undefined);
         }
-        await ctx.db.deleteFrom("uploads").where("id", "=", route.id).execute();
         await committed(ctx, r, route.name, session.repo, stored.digest, stored.size);
       });
     },

@@ -1,3 +1,4 @@
+import type { Generated } from "kysely";
 import type { DeliveriesTable, EventsTable, SubscriptionsTable } from "./events-schema.ts";
 import type {
   LibraryArtifactsTable,
@@ -216,6 +217,10 @@ export interface UploadsTable {
   state: string;
   create_time: string;
   update_time: string;
+  /** The claim of the request appending a chunk now; "" when none (migration 0015). */
+  writer: Generated<string>;
+  /** When that claim lapses unless renewed (a replica that died mid-chunk). */
+  writer_until: string | null;
 }
 
 /** Rows per (table, parent), kept by triggers; see migration 0002. */

@@ -11,6 +11,7 @@ import * as eventRetention from "./0009-event-retention.ts";
 import * as orgVulnerabilities from "./0010-org-vulnerabilities.ts";
 import * as libraryDeprecations from "./0012-library-deprecations.ts";
 import * as tagLifecycle from "./0014-tag-lifecycle.ts";
+import * as uploadWriter from "./0015-upload-writer.ts";
 
 /** Every migration, in order. Names never change once released. */
 export const migrationProvider: MigrationProvider = {
@@ -28,6 +29,7 @@ export const migrationProvider: MigrationProvider = {
       "0010-org-vulnerabilities": orgVulnerabilities,
       "0012-library-deprecations": libraryDeprecations,
       "0014-tag-lifecycle": tagLifecycle,
+      "0015-upload-writer": uploadWriter,
     };
   },
 };
