@@ -346,4 +346,33 @@ describe("console journeys [sqlite]", () => {
     await page.waitForURL(/\/sign-in\?next=%2Forgs%2Facme/);
     assert.deepEqual(w.problems, []);
   });
+
+  it("restores an earlier build from the tag's history, itself a new history entry", async () => {
+    // The journey before signs out; sign in again as the first one did.
+    await page.goto(url(`/#token=${server.org.token}`));
+    await page.getByRole("heading", { name: "Repositories of acme" }).waitFor();
+    await page.goto(url("/orgs/acme/repos/app/-/tags/latest"));
+    const entries = page.locator("ol.timeline > li");
+    await entries.nth(1).waitFor();
+    // The build the tag points to now has nothing to restore.
+    assert.equal(
+      await entries.nth(1).getByRole("button", { name: "Restore this build" }).count(),
+      0,
+    );
+    page.once("dialog", (dialog) => void dialog.accept());
+    await entries.first().getByRole("button", { name: "Restore this build" }).click();
+    await entries.nth(2).waitFor();
+    const titles = await entries
+      .locator("a.mono")
+      .evaluateAll((as) => as.map((a) => a.getAttribute("title")));
+    assert.deepEqual(titles, [seeded.builds[0], seeded.builds[1], seeded.builds[0]]);
+    await entries.nth(2).getByText("current").waitFor();
+    const res = await fetch(
+      `${server.apiUrl}/registry/v2/tags?uidp.children_of=${seeded.repoUid}&name=latest`,
+      { headers: { authorization: `Bearer ${server.org.token}` } },
+    );
+    const { tags } = (await res.json()) as { tags: { digest: string }[] };
+    assert.equal(tags[0]?.digest, seeded.builds[0]);
+    await checkView(page, "tag-restored");
+  });
 });

@@ -1,11 +1,14 @@
-import { useQuery } from "@connectrpc/connect-query";
+import { createClient } from "@connectrpc/connect";
+import { useQuery, useTransport } from "@connectrpc/connect-query";
 import { RegistryService } from "@gen/lading/registry/v1/registry_pb.js";
 import type { Repo } from "@gen/lading/registry/v2/repos_pb.js";
 import { TagsService } from "@gen/lading/registry/v2/tags_pb.js";
 import { Link, useSearchParams } from "react-router";
 import type { Org } from "../api/orgs.ts";
 import { registryHost } from "../api/registry-host.ts";
+import { useAction } from "../api/use-action.ts";
 import { CopyButton } from "../components/copy-button.tsx";
+import { FormError } from "../components/form-error.tsx";
 import { formatTime, shortDigest } from "../components/format.ts";
 import { Empty, ErrorBox, Loading } from "../components/status.tsx";
 import { repoLinks } from "./repo-route.tsx";
@@ -21,8 +24,9 @@ const toLocal = (iso: string) => {
 
 /**
  * A tag's history as a timeline, oldest first, windowed by `start`/`end` (kept in the address),
- * each build with a button copying its pinned reference `<registry>/<org>/<image>@<digest>`.
- * Restoring an older build is for the lifecycle work: its button goes on each entry then.
+ * each build with a button copying its pinned reference `<registry>/<org>/<image>@<digest>`
+ * and, for builds the tag no longer points to, one moving it back (`RestoreTag`; the API says
+ * why when it cannot: an immutable tag, a build no longer kept, a caller without tag.create).
  */
 export function TagHistory({ org, repo, tag }: { org: Org; repo: Repo; tag: string }) {
   const [params, setParams] = useSearchParams();
@@ -34,12 +38,16 @@ export function TagHistory({ org, repo, tag }: { org: Org; repo: Repo; tag: stri
     pageSize: 1,
   });
   const tagUid = found.data?.tags[0]?.uid ?? "";
+  const currentDigest = found.data?.tags[0]?.digest ?? "";
   const history = useQuery(
     RegistryService.method.listTagHistory,
     { parentId: tagUid, start, end },
     { enabled: tagUid !== "" },
   );
   const links = repoLinks(org.name, repo.name);
+  const client = createClient(TagsService, useTransport());
+  const action = useAction();
+  const restore = (digest: string) => action.run(() => client.restoreTag({ uid: tagUid, digest }));
   const reference = (digest: string) => `${registryHost()}/${org.name}/${repo.name}@${digest}`;
   const setBound = (key: "start" | "end", value: string) => {
     const next = new URLSearchParams(params);
@@ -73,6 +81,7 @@ export function TagHistory({ org, repo, tag }: { org: Org; repo: Repo; tag: stri
           onChange={(e) => setBound("end", e.target.value)}
         />
       </div>
+      <FormError error={action.error} />
       {found.isPending || (tagUid && history.isPending) ? (
         <Loading what="Loading the history" />
       ) : found.error || history.error ? (
@@ -100,6 +109,19 @@ export function TagHistory({ org, repo, tag }: { org: Org; repo: Repo; tag: stri
                   </Link>
                   {current ? <span className="badge">current</span> : null}
                   <CopyButton text={reference(r.digest)} label="Copy pinned reference" />
+                  {r.digest !== currentDigest ? (
+                    <button
+                      type="button"
+                      disabled={action.busy}
+                      onClick={() => {
+                        if (window.confirm(`Move ${tag} back to ${shortDigest(r.digest)}?`)) {
+                          void restore(r.digest);
+                        }
+                      }}
+                    >
+                      Restore this build
+                    </button>
+                  ) : null}
                   {previous && previous.digest !== r.digest ? (
                     <Link to={links.compare(previous.digest, r.digest)}>
                       Compare with the build before
