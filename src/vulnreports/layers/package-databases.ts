@@ -10,6 +10,7 @@ import {
 } from "./node-package.ts";
 import { type Distro, OS_RELEASE_PATHS } from "./os-release.ts";
 import { isPythonDistInfoPath, parsePythonDistInfo } from "./python-dist-info.ts";
+import { isRpmSqlitePath, parseRpmSqlite } from "./rpm-database.ts";
 
 /** A kind of package database: which files are one, and how to read them. */
 export interface PackageDatabaseReader {
@@ -26,6 +27,7 @@ export const PACKAGE_DATABASES: readonly PackageDatabaseReader[] = [
   { matches: isNodePackagePath, parse: textual(parseNodePackage) },
   { matches: isNodeApplicationPath, parse: textual(parseNodeApplication) },
   { matches: isJavaArchivePath, parse: (bytes, path) => parseJavaArchive(bytes, path) },
+  { matches: isRpmSqlitePath, parse: parseRpmSqlite },
 ];
 
 /** A reader of a text database, given the file's bytes. */

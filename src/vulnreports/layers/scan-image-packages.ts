@@ -17,7 +17,7 @@ export interface ImagePackages {
 
 /**
  * Streams an image's layers (base first) and lists the packages its package databases
- * record: apk, dpkg, Python dist-info and egg-info, npm manifests, Java archives. For images pushed without
+ * record: apk, dpkg, rpm, Python dist-info and egg-info, npm manifests, Java archives. For images pushed without
  * an SBOM.
  */
 export async function scanImagePackages(
