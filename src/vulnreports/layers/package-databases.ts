@@ -8,6 +8,7 @@ import {
   parseNodeApplication,
   parseNodePackage,
 } from "./node-package.ts";
+import { isNpmLockPath, parseNpmLock } from "./npm-lock.ts";
 import { type Distro, OS_RELEASE_PATHS } from "./os-release.ts";
 import { isPythonDistInfoPath, parsePythonDistInfo } from "./python-dist-info.ts";
 import { isRpmSqlitePath, parseRpmSqlite } from "./rpm-database.ts";
@@ -26,6 +27,7 @@ export const PACKAGE_DATABASES: readonly PackageDatabaseReader[] = [
   { matches: isPythonDistInfoPath, parse: textual(parsePythonDistInfo) },
   { matches: isNodePackagePath, parse: textual(parseNodePackage) },
   { matches: isNodeApplicationPath, parse: textual(parseNodeApplication) },
+  { matches: isNpmLockPath, parse: textual(parseNpmLock) },
   { matches: isJavaArchivePath, parse: (bytes, path) => parseJavaArchive(bytes, path) },
   { matches: isRpmSqlitePath, parse: parseRpmSqlite },
 ];
