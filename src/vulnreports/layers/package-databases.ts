@@ -12,6 +12,7 @@ import { isNpmLockPath, parseNpmLock } from "./npm-lock.ts";
 import { type Distro, OS_RELEASE_PATHS } from "./os-release.ts";
 import { isPythonDistInfoPath, parsePythonDistInfo } from "./python-dist-info.ts";
 import { isRpmSqlitePath, parseRpmSqlite } from "./rpm-database.ts";
+import { isRubyGemspecPath, parseRubyGemspec } from "./ruby-gemspec.ts";
 
 /** A kind of package database: which files are one, and how to read them. */
 export interface PackageDatabaseReader {
@@ -30,6 +31,7 @@ export const PACKAGE_DATABASES: readonly PackageDatabaseReader[] = [
   { matches: isNpmLockPath, parse: textual(parseNpmLock) },
   { matches: isJavaArchivePath, parse: (bytes, path) => parseJavaArchive(bytes, path) },
   { matches: isRpmSqlitePath, parse: parseRpmSqlite },
+  { matches: isRubyGemspecPath, parse: textual(parseRubyGemspec) },
 ];
 
 /** A reader of a text database, given the file's bytes. */
