@@ -11,7 +11,12 @@ import {
 import { isNpmLockPath, parseNpmLock } from "./npm-lock.ts";
 import { type Distro, OS_RELEASE_PATHS } from "./os-release.ts";
 import { isPythonDistInfoPath, parsePythonDistInfo } from "./python-dist-info.ts";
-import { isRpmSqlitePath, parseRpmSqlite } from "./rpm-database.ts";
+import {
+  isRpmBerkeleyPath,
+  isRpmSqlitePath,
+  parseRpmBerkeley,
+  parseRpmSqlite,
+} from "./rpm-database.ts";
 import { isRubyGemspecPath, parseRubyGemspec } from "./ruby-gemspec.ts";
 
 /** A kind of package database: which files are one, and how to read them. */
@@ -31,6 +36,7 @@ export const PACKAGE_DATABASES: readonly PackageDatabaseReader[] = [
   { matches: isNpmLockPath, parse: textual(parseNpmLock) },
   { matches: isJavaArchivePath, parse: (bytes, path) => parseJavaArchive(bytes, path) },
   { matches: isRpmSqlitePath, parse: parseRpmSqlite },
+  { matches: isRpmBerkeleyPath, parse: parseRpmBerkeley },
   { matches: isRubyGemspecPath, parse: textual(parseRubyGemspec) },
 ];
 

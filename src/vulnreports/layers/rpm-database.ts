@@ -6,6 +6,7 @@ import {
   type PackageDatabase,
 } from "./layer-package.ts";
 import type { Distro } from "./os-release.ts";
+import { readBerkeleyHashValues } from "./rpm-berkeley.ts";
 import { parseRpmHeader, type RpmHeader } from "./rpm-header.ts";
 
 /** Where rpm ≥ 4.16 keeps its SQLite database (Fedora ≥ 33, RHEL/UBI 9, Amazon Linux 2023). */
@@ -40,6 +41,31 @@ const OSV_ECOSYSTEMS: Readonly<Record<string, string>> = {
   suse: "SUSE",
 };
 
+/** rpm before 4.16 (RHEL 7/8, CentOS 7/8, Amazon Linux 2): a Berkeley DB hash database. */
+export const RPM_BERKELEY_PATH = "var/lib/rpm/Packages";
+
+/** Whether a path is an rpm Berkeley DB database. */
+export function isRpmBerkeleyPath(path: string): boolean {
+  return path === RPM_BERKELEY_PATH;
+}
+
+/**
+ * Reads an rpm Berkeley DB `Packages` file: its values are the same header blobs as the SQLite
+ * database's. The record rpm keeps under key 0 (the next package number, 4 bytes) is no header
+ * and is passed over, as is anything shorter than a header's preamble and one entry.
+ */
+export function parseRpmBerkeley(bytes: Buffer, path: string, distro?: Distro): PackageDatabase {
+  const values = readBerkeleyHashValues(bytes);
+  if (values.error !== undefined) return { packages: [], errors: [`${path}: ${values.error}`] };
+  const blobs = values.value.filter((blob) => blob.length >= 24);
+  const rows = blobs.slice(0, MAX_PACKAGES).map((blob, i) => ({ hnum: i + 1, blob }));
+  const read = packagesOf(rows, path, distro);
+  if (blobs.length > MAX_PACKAGES) {
+    read.errors.unshift(`${path}: more than ${MAX_PACKAGES} packages, the rest not read`);
+  }
+  return read;
+}
+
 /** Whether a path is an rpm SQLite database. */
 export function isRpmSqlitePath(path: string): boolean {
   return RPM_SQLITE_PATHS.includes(path);
@@ -54,11 +80,20 @@ export function isRpmSqlitePath(path: string): boolean {
 export function parseRpmSqlite(bytes: Buffer, path: string, distro?: Distro): PackageDatabase {
   const blobs = readBlobs(bytes);
   if (blobs.error !== undefined) return { packages: [], errors: [`${path}: ${blobs.error}`] };
-  const errors = blobs.truncated
-    ? [`${path}: more than ${MAX_PACKAGES} packages, the rest not read`]
-    : [];
+  const read = packagesOf(blobs.value, path, distro);
+  if (blobs.truncated) {
+    read.errors.unshift(`${path}: more than ${MAX_PACKAGES} packages, the rest not read`);
+  }
+  return read;
+}
+
+type Rows = { hnum: number; blob: Buffer }[];
+
+/** The packages of header blobs; `hnum` names a blob in errors. */
+function packagesOf(rows: Rows, path: string, distro: Distro | undefined): PackageDatabase {
+  const errors: string[] = [];
   const packages: LayerPackage[] = [];
-  for (const { hnum, blob } of blobs.value) {
+  for (const { hnum, blob } of rows) {
     const header = parseRpmHeader(blob);
     if (header.error !== undefined) {
       errors.push(`${path}: package ${hnum}: ${header.error}`);
@@ -70,8 +105,6 @@ export function parseRpmSqlite(bytes: Buffer, path: string, distro?: Distro): Pa
   }
   return { packages, errors };
 }
-
-type Rows = { hnum: number; blob: Buffer }[];
 
 function readBlobs(
   bytes: Buffer,
