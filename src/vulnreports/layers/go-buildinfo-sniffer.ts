@@ -15,6 +15,8 @@ export const GO_BUILDINFO_WINDOW = 64 * 1024;
  */
 export class GoBuildInfoSniffer {
   #offset = 0;
+  #head: Buffer = Buffer.alloc(0);
+  /** The last bytes seen (at most 15), where a header may begin and end in the next chunk. */
   #carry: Buffer = Buffer.alloc(0);
   #window: Buffer[] | undefined;
   #windowBytes = 0;
@@ -36,25 +38,40 @@ export class GoBuildInfoSniffer {
       this.#keep(chunk);
       return;
     }
-    const base = this.#offset - this.#carry.length;
-    const data = this.#carry.length > 0 ? Buffer.concat([this.#carry, chunk]) : chunk;
-    this.#offset += chunk.length;
-    if (base === 0 && data.length >= ELF_MAGIC.length && !data.subarray(0, 4).equals(ELF_MAGIC)) {
-      this.#done = true;
-      return;
-    }
-    for (let at = data.indexOf(GO_BUILDINFO_MAGIC); at >= 0 && at + ALIGN <= data.length; ) {
-      const ptrSize = data[at + GO_BUILDINFO_MAGIC.length];
-      if ((base + at) % ALIGN === 0 && (ptrSize === 4 || ptrSize === 8)) {
-        this.#window = [];
-        this.#keep(data.subarray(at));
+    if (this.#head.length < ELF_MAGIC.length) {
+      this.#head = Buffer.concat([
+        this.#head,
+        chunk.subarray(0, ELF_MAGIC.length - this.#head.length),
+      ]);
+      if (this.#head.length === ELF_MAGIC.length && !this.#head.equals(ELF_MAGIC)) {
+        this.#done = true;
         return;
       }
-      at = data.indexOf(GO_BUILDINFO_MAGIC, at + 1);
     }
-    // A header may begin in the last 15 bytes and end in the next chunk.
-    this.#carry = Buffer.from(data.subarray(Math.max(0, data.length - (ALIGN - 1))));
-    if (base === 0 && data.length < ELF_MAGIC.length) this.#carry = Buffer.from(data);
+    const base = this.#offset;
+    this.#offset += chunk.length;
+    // A header straddling the previous chunk and this one: a joint of at most 30 bytes.
+    if (this.#carry.length > 0) {
+      const joint = Buffer.concat([this.#carry, chunk.subarray(0, ALIGN - 1)]);
+      const at = headerIn(joint, base - this.#carry.length, this.#carry.length);
+      if (at >= 0) {
+        this.#window = [];
+        this.#keep(joint.subarray(at));
+        if (chunk.length > ALIGN - 1) this.#keep(chunk.subarray(ALIGN - 1));
+        return;
+      }
+    }
+    const at = headerIn(chunk, base, chunk.length);
+    if (at >= 0) {
+      this.#window = [];
+      this.#keep(chunk.subarray(at));
+      return;
+    }
+    const tail = ALIGN - 1;
+    this.#carry =
+      chunk.length >= tail
+        ? Buffer.from(chunk.subarray(chunk.length - tail))
+        : Buffer.concat([this.#carry, chunk]).subarray(-tail);
   }
 
   /** The window from the header on, or undefined when the file holds no Go build info. */
@@ -63,10 +80,25 @@ export class GoBuildInfoSniffer {
   }
 
   #keep(bytes: Buffer): void {
+    if (this.#done) return;
     const take = bytes.subarray(0, this.#limit - this.#windowBytes);
     // Copied: the chunk may be a view into a much larger decompressed block.
     this.#window?.push(Buffer.from(take));
     this.#windowBytes += take.length;
     if (this.#windowBytes >= this.#limit) this.#done = true;
   }
+}
+
+/**
+ * Where in `data` (which starts at file offset `base`) a header starts before `before`: the
+ * magic on a 16-byte boundary with a pointer size of 4 or 8, all 16 bytes inside `data`.
+ */
+function headerIn(data: Buffer, base: number, before: number): number {
+  for (let at = data.indexOf(GO_BUILDINFO_MAGIC); at >= 0 && at < before; ) {
+    if (at + ALIGN > data.length) return -1;
+    const ptrSize = data[at + GO_BUILDINFO_MAGIC.length];
+    if ((base + at) % ALIGN === 0 && (ptrSize === 4 || ptrSize === 8)) return at;
+    at = data.indexOf(GO_BUILDINFO_MAGIC, at + 1);
+  }
+  return -1;
 }
