@@ -58,6 +58,10 @@ const MIB = 1024 * 1024;
  * Symlinks and hard links are not followed, even when their path is wanted: a link's target
  * may lie in another layer or outside the image, and package databases are regular files. A
  * link still replaces whatever lower file had its path. `wanted` sees normalised paths.
+ *
+ * With a `sniffer`, every other regular file with an executable mode bit is streamed through
+ * a fresh one as it passes; what it keeps (a bounded window, never the file) is held at that
+ * path like a wanted file, up to `maxSniffed` of them.
  */
 export async function scanLayers(
   layers: AsyncIterable<LayerInput>,
