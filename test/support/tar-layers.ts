@@ -10,6 +10,8 @@ export interface TarEntry {
   content?: string | Buffer;
   type?: "file" | "directory" | "symlink" | "link";
   linkname?: string;
+  /** The file mode; tar-stream's default (0644) when absent. */
+  mode?: number;
 }
 
 /** A tar archive of the entries, built in memory with tar-stream's packer. */
@@ -21,7 +23,7 @@ export async function tarBytes(entries: readonly TarEntry[]): Promise<Buffer> {
   })();
   for (const entry of entries) {
     const type = entry.type ?? "file";
-    if (type === "file") pack.entry({ name: entry.name }, entry.content ?? "");
+    if (type === "file") pack.entry({ name: entry.name, mode: entry.mode }, entry.content ?? "");
     else pack.entry({ name: entry.name, type, linkname: entry.linkname });
   }
   pack.finalize();

@@ -18,6 +18,19 @@ export interface ScanLimits {
   maxFiles?: number;
   /** Bytes of wanted files held at once. Default 256 MiB. */
   maxTotalBytes?: number;
+  /** Executables whose sniffed bytes are kept; later ones are counted, not kept. Default 1,000. */
+  maxSniffed?: number;
+}
+
+/**
+ * Reads an executable as it streams past and keeps at most a bounded part of it (Go build info,
+ * say): binaries have any path, so they are chosen by mode and contents, never held whole.
+ */
+export interface ExecutableSniffer {
+  push(chunk: Buffer): void;
+  /** False once more bytes cannot change the result: the rest is only drained. */
+  readonly wantsMore: boolean;
+  result(): Buffer | undefined;
 }
 
 /** A wanted file that exists in the image but whose bytes were not read. */
@@ -45,20 +58,27 @@ const MIB = 1024 * 1024;
  * Symlinks and hard links are not followed, even when their path is wanted: a link's target
  * may lie in another layer or outside the image, and package databases are regular files. A
  * link still replaces whatever lower file had its path. `wanted` sees normalised paths.
+ *
+ * With a `sniffer`, every other regular file with an executable mode bit is streamed through
+ * a fresh one as it passes; what it keeps (a bounded window, never the file) is held at that
+ * path like a wanted file, up to `maxSniffed` of them.
  */
 export async function scanLayers(
   layers: AsyncIterable<LayerInput>,
   wanted: (path: string) => boolean,
   options: ScanLimits = {},
+  sniffer?: () => ExecutableSniffer,
 ): Promise<LayerScan> {
-  const limits = {
+  const limits: Limits = {
     maxFileBytes: options.maxFileBytes ?? 16 * MIB,
     maxFiles: options.maxFiles ?? 100_000,
     maxTotalBytes: options.maxTotalBytes ?? 256 * MIB,
+    maxSniffed: options.maxSniffed ?? 1_000,
+    sniffer,
   };
   const tree = new LayerTree();
   const errors: string[] = [];
-  const overflow = { count: 0, first: "" };
+  const overflow = { count: 0, first: "", sniffed: 0, sniffOverflow: 0, firstSniffOverflow: "" };
   let index = 0;
   for await (const layer of layers) {
     index++;
@@ -90,6 +110,12 @@ export async function scanLayers(
       reason: `more than ${limits.maxFiles} wanted files: ${overflow.count} not read, this the first`,
     });
   }
+  if (overflow.sniffOverflow > 0) {
+    skipped.push({
+      path: overflow.firstSniffOverflow,
+      reason: `more than ${limits.maxSniffed} binaries with build info: ${overflow.sniffOverflow} not kept, this the first`,
+    });
+  }
   return { files, skipped, errors };
 }
 
@@ -97,8 +123,8 @@ async function readLayer(
   source: Readable,
   tree: LayerTree,
   wanted: (path: string) => boolean,
-  limits: Required<ScanLimits>,
-  overflow: { count: number; first: string },
+  limits: Limits,
+  overflow: Overflow,
 ): Promise<void> {
   const extract = tar.extract();
   source.on("error", (error) => extract.destroy(error));
@@ -124,17 +150,38 @@ async function readLayer(
           tree.put(kind.path, { bytes: await readEntry(entry, size) });
           continue;
         }
+      } else if (regular && limits.sniffer && ((header.mode ?? 0) & 0o111) !== 0) {
+        const kept = await sniffEntry(entry, limits.sniffer());
+        if (kept === undefined) continue;
+        // Counted per kept window, so a layer of a million binaries holds at most maxSniffed.
+        if (!tree.holds(kind.path) && overflow.sniffed >= limits.maxSniffed) {
+          if (overflow.sniffOverflow++ === 0) overflow.firstSniffOverflow = kind.path;
+        } else {
+          if (!tree.holds(kind.path)) overflow.sniffed++;
+          tree.put(kind.path, { bytes: kept });
+        }
+        continue;
       }
     }
     entry.resume();
   }
 }
 
+type Limits = Required<ScanLimits> & { sniffer?: () => ExecutableSniffer };
+
+interface Overflow {
+  count: number;
+  first: string;
+  sniffed: number;
+  sniffOverflow: number;
+  firstSniffOverflow: string;
+}
+
 function skipReason(
   path: string,
   size: number,
   tree: LayerTree,
-  limits: Required<ScanLimits>,
+  limits: Limits,
 ): string | "overflow" | undefined {
   if (!tree.holds(path) && tree.size >= limits.maxFiles) return "overflow";
   if (size > limits.maxFileBytes) {
@@ -156,6 +203,17 @@ async function readEntry(entry: AsyncIterable<unknown>, size: number): Promise<B
     at += chunk.copy(out, at);
   }
   return at === size ? out : out.subarray(0, at);
+}
+
+/** Streams an executable through a sniffer, draining what it no longer wants. */
+async function sniffEntry(
+  entry: AsyncIterable<unknown>,
+  sniffer: ExecutableSniffer,
+): Promise<Buffer | undefined> {
+  for await (const raw of entry) {
+    if (sniffer.wantsMore) sniffer.push(raw as Buffer);
+  }
+  return sniffer.result();
 }
 
 /** Lets go of a layer stream that will not be read. */

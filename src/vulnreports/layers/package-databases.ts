@@ -8,8 +8,16 @@ import {
   parseNodeApplication,
   parseNodePackage,
 } from "./node-package.ts";
+import { isNpmLockPath, parseNpmLock } from "./npm-lock.ts";
 import { type Distro, OS_RELEASE_PATHS } from "./os-release.ts";
 import { isPythonDistInfoPath, parsePythonDistInfo } from "./python-dist-info.ts";
+import {
+  isRpmBerkeleyPath,
+  isRpmSqlitePath,
+  parseRpmBerkeley,
+  parseRpmSqlite,
+} from "./rpm-database.ts";
+import { isRubyGemspecPath, parseRubyGemspec } from "./ruby-gemspec.ts";
 
 /** A kind of package database: which files are one, and how to read them. */
 export interface PackageDatabaseReader {
@@ -25,7 +33,11 @@ export const PACKAGE_DATABASES: readonly PackageDatabaseReader[] = [
   { matches: isPythonDistInfoPath, parse: textual(parsePythonDistInfo) },
   { matches: isNodePackagePath, parse: textual(parseNodePackage) },
   { matches: isNodeApplicationPath, parse: textual(parseNodeApplication) },
+  { matches: isNpmLockPath, parse: textual(parseNpmLock) },
   { matches: isJavaArchivePath, parse: (bytes, path) => parseJavaArchive(bytes, path) },
+  { matches: isRpmSqlitePath, parse: parseRpmSqlite },
+  { matches: isRpmBerkeleyPath, parse: parseRpmBerkeley },
+  { matches: isRubyGemspecPath, parse: textual(parseRubyGemspec) },
 ];
 
 /** A reader of a text database, given the file's bytes. */
