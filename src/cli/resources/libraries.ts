@@ -8,7 +8,7 @@ import {
   type ParsedArgs,
   type VerbNode,
 } from "../command-spec.ts";
-import { resolveGroup, resolvePackage } from "../names.ts";
+import { resolveOrganisation, resolvePackage } from "../names.ts";
 import { type Column, field, printList } from "../output.ts";
 import { nextPageHint } from "./crud.ts";
 
@@ -147,7 +147,7 @@ const list: VerbNode = {
     const query: Query = {
       ecosystems: ecosystemQuery(parsed),
       query: flagText(parsed, "query"),
-      parent: org ? await resolveGroup(createApiClient(ctx), org) : undefined,
+      parent: org ? await resolveOrganisation(createApiClient(ctx), org) : undefined,
       order_by: flagText(parsed, "order-by"),
     };
     return printPages(ctx, parsed, {
@@ -183,7 +183,7 @@ const versions: VerbNode = {
     const org = flagText(parsed, "org");
     const id = await resolvePackage(api, parsed.args[0], {
       ecosystems: ecosystemQuery(parsed),
-      org: org ? await resolveGroup(api, org) : undefined,
+      org: org ? await resolveOrganisation(api, org) : undefined,
     });
     const path = `${collection}/${encodeURIComponent(id)}/versions`;
     const query: Query = { order_by: flagText(parsed, "order-by") };
