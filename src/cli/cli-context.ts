@@ -6,6 +6,9 @@ import { tokenFor } from "./session.ts";
 /** The output formats every listing and get command supports. */
 export const outputFormats = ["table", "json", "id", "env"] as const;
 
+/** The output formats in words, the same in --help and in the error of an unknown one. */
+export const outputFormatsText = "table, json or id (env: auth pull-token only)";
+
 /** An output format. */
 export type OutputFormat = (typeof outputFormats)[number];
 
@@ -128,7 +131,7 @@ export async function resolveCliContext(
   const [output, outputSource] = pick(flags.output, "LADING_OUTPUT", config.output, "table");
   if (!(outputFormats as readonly string[]).includes(output)) {
     throw new UsageError(
-      `${outputSource === "flag" ? "--output" : outputSource}: must be one of ${outputFormats.join(", ")}`,
+      `${outputSource === "flag" ? "--output" : outputSource}: must be ${outputFormatsText}, got "${output}"`,
     );
   }
   const apiUrl = checkUrl(api, apiSource === "flag" ? "--api" : apiSource);

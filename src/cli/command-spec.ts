@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { type CliContext, UsageError } from "./cli-context.ts";
+import { type CliContext, outputFormatsText, UsageError } from "./cli-context.ts";
 import { closest } from "./suggest.ts";
 
 /** One flag of a verb. */
@@ -18,6 +18,8 @@ export interface FlagSpec {
   required?: boolean;
   /** The allowed values (checked, and offered by completion). */
   choices?: readonly string[];
+  /** Accepted but left out of help and completion (a setting the command does not read). */
+  hidden?: boolean;
 }
 
 /** Parsed verb arguments: flag values by long name, and positionals. */
@@ -156,7 +158,8 @@ const localFlagsHelp = `flags of every command:
 const globalFlagsHelp = `global flags (before or after the command words):
   --api URL              Lading API URL (LADING_API_URL, config api; default http://127.0.0.1:8080)
   --registry URL         registry URL (LADING_REGISTRY_URL, config registry; default http://127.0.0.1:5000)
-  -o, --output FORMAT    table, json or id (LADING_OUTPUT, config output; default table)
+  -o, --output FORMAT    ${outputFormatsText}
+                         (LADING_OUTPUT, config output; default table)
   -h, --help             this help
 `;
 
@@ -177,14 +180,19 @@ export function helpFor(node: CommandNode, path: string[]): string {
   const tail = `${local ? localFlagsHelp : globalFlagsHelp}${path.length ? "" : versionHelp}`;
   if (node.kind !== "group") {
     const usage = `usage: ${prefix}${node.args ? ` ${node.args}` : ""}${node.flags.length ? " [flags]" : ""}\n`;
-    const flags = node.flags.map((f): [string, string] => [
+    const shown = node.flags.filter((f) => !f.hidden);
+    const flags = shown.map((f): [string, string] => [
       `--${f.name}${f.type === "boolean" ? "" : ` ${f.value ?? "VALUE"}`}`,
       `${f.help}${f.required ? " (required)" : ""}${f.multiple ? " (repeatable)" : ""}`,
     ]);
     const examples = node.examples?.length
       ? `\nexamples:\n${node.examples.map((e) => `  ${e}\n`).join("")}`
       : "";
-    return `${node.summary}\n\n${usage}${flags.length ? `\nflags:\n${columns(flags)}` : ""}${examples}\n${tail}`;
+    const ignored =
+      shown.length < node.flags.length
+        ? "  (the other `lading serve` flags are accepted and ignored)\n"
+        : "";
+    return `${node.summary}\n\n${usage}${flags.length ? `\nflags:\n${columns(flags)}${ignored}` : ""}${examples}\n${tail}`;
   }
   const list = columns(node.children.map((c): [string, string] => [c.name, c.summary]));
   return `${node.summary}\n\nusage: ${prefix} <command> [flags]\n\ncommands:\n${list}\n${tail}Run \`${prefix} <command> --help\` for a command's flags.\n`;

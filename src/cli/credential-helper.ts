@@ -29,6 +29,8 @@ The Docker credential-helper protocol for Lading registries (lading auth configu
  * `store` saved some (they win: `docker login` with a pull token is an explicit choice), else,
  * for the configured registry host, username `_token` and a registry-audience Lading token
  * from {@link tokenFor}. Errors are printed on stdout with exit code 1, as the protocol wants.
+ * Nobody signed in is no error: `get` answers the protocol's "not found", silently, and the
+ * client goes on anonymously (its stderr is the user's terminal, once per lookup).
  */
 export async function runCredentialHelper(args: string[], io: CredentialHelperIo): Promise<number> {
   const [action] = args;
@@ -69,7 +71,6 @@ export async function runCredentialHelper(args: string[], io: CredentialHelperIo
       } catch (error) {
         const message = (error as Error).message;
         if (!message.startsWith("not signed in")) throw error;
-        io.stderr.write(`docker-credential-lading: ${message}\n`);
         return fail(notFoundMessage);
       }
       return answer(io, { ServerURL: serverUrl, Username: "_token", Secret: secret });

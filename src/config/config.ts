@@ -218,6 +218,10 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
   if (requiredTerms.some((t) => !/^[a-z0-9][a-z0-9._-]{0,127}$/.test(t))) {
     throw new Error("--required-terms must be a comma-separated list of document ids");
   }
+  const logLevel = pick("logLevel") ?? "info";
+  if (!(logLevels as readonly string[]).includes(logLevel)) {
+    throw new Error(`--log-level must be one of ${logLevels.join(", ")}, got "${logLevel}"`);
+  }
   const logFormat = pick("logFormat");
   if (logFormat !== undefined && logFormat !== "json" && logFormat !== "pretty") {
     throw new Error(`--log-format must be json or pretty, got "${logFormat}"`);
@@ -266,7 +270,7 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
       cert && key
         ? { cert: readFileSync(cert, "utf8"), key: readFileSync(key, "utf8") }
         : undefined,
-    logLevel: pick("logLevel") ?? "info",
+    logLevel,
     logFormat,
     registryListen,
     registryUrl: registryUrl?.replace(/\/+$/, ""),
@@ -283,6 +287,9 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     outbound: Object.freeze(outbound),
   });
 }
+
+/** The levels --log-level takes (pino's, quietest last). */
+export const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 
 /** Parses `HOST:PORT` (IPv6 hosts in brackets). */
 export function parseListen(text: string, flag: string): { host: string; port: number } {

@@ -123,7 +123,7 @@ describe("lading config, completion and help (CLI process)", () => {
     assert.match(identities, /^ {2}delete\s/m);
     const create = await cli.ok("iam", "identities", "create", "-h");
     assert.match(create, /--static-keys-file FILE/);
-    assert.match(create, /--parent GROUP\s+the group uid to create it in \(required\)/);
+    assert.match(create, /--parent GROUP\s+the group \(uid or name\) to create it in \(required\)/);
     const bare = await cli.run([]);
     assert.equal(bare.code, 2);
     assert.match(bare.stderr, /usage: lading <command>/);

@@ -11,7 +11,7 @@ import {
   type ParsedArgs,
 } from "../command-spec.ts";
 import type { StoreTools } from "./admin-store.ts";
-import { configFlags } from "./config-flags.ts";
+import { configFlagsNamed, issuerFlagNames, storeFlagNames } from "./config-flags.ts";
 
 type WithStore = (
   parsed: ParsedArgs,
@@ -55,7 +55,14 @@ export function importLibrariesVerb(withStore: WithStore): LocalVerbNode {
     maxArgs: 1,
     flags: [
       { name: "org", value: "NAME", required: true, help: "the organisation to import into" },
-      ...configFlags,
+      ...configFlagsNamed(
+        ...storeFlagNames,
+        ...issuerFlagNames,
+        "blob-store",
+        "registry-listen",
+        "registry-url",
+        "libraries-max-file-size",
+      ),
     ],
     examples: [
       "lading admin import libraries --org acme ./mirror   # ./mirror/{python,javascript,java}/…",

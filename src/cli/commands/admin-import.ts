@@ -18,7 +18,7 @@ import { feedFiles, peekFeedFile, readFeedInputs } from "../feed-inputs.ts";
 import { progressLine, summaryText } from "../import-report.ts";
 import { importLibrariesVerb } from "./admin-import-libraries.ts";
 import type { StoreTools } from "./admin-store.ts";
-import { configFlags } from "./config-flags.ts";
+import { configFlagsNamed, issuerFlagNames, storeFlagNames } from "./config-flags.ts";
 
 const what: Record<ImportFormatName, string> = {
   advisories: "advisory YAML documents (<package>.advisories.yaml, schema 2 to 2.0.2)",
@@ -59,7 +59,7 @@ function importVerb(format: ImportFormatName, withStore: WithStore): LocalVerbNo
         value: "UID",
         help: "import under this group (default: the public advisories group)",
       },
-      ...configFlags,
+      ...configFlagsNamed(...storeFlagNames, ...issuerFlagNames),
     ],
     examples: [
       `lading admin import ${format} ./feeds/${format}/`,
@@ -94,7 +94,7 @@ function anyVerb(withStore: WithStore): LocalVerbNode {
         value: "UID",
         help: "import under this group (default: the public advisories group)",
       },
-      ...configFlags,
+      ...configFlagsNamed(...storeFlagNames, ...issuerFlagNames),
     ],
     examples: ["lading admin import any ./feeds/"],
     run: async (parsed, out) => {

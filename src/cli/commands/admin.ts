@@ -10,7 +10,7 @@ import { flagText, type GroupNode, type LocalVerbNode, type ParsedArgs } from ".
 import { parseDuration } from "../duration.ts";
 import { adminImportCommands } from "./admin-import.ts";
 import type { StoreTools } from "./admin-store.ts";
-import { configFlags, loadConfig } from "./config-flags.ts";
+import { configFlagsNamed, issuerFlagNames, loadConfig, storeFlagNames } from "./config-flags.ts";
 import { demoImage } from "./demo-image.ts";
 
 /** The store a config names, as an operator would recognise it. */
@@ -61,7 +61,7 @@ const migrate: LocalVerbNode = {
   kind: "local",
   name: "migrate",
   summary: 'Apply pending migrations; prints {"applied":[…]}',
-  flags: configFlags,
+  flags: configFlagsNamed(...storeFlagNames),
   run: (parsed, out) =>
     withStore(parsed, async ({ applied }) => {
       out.stdout.write(`${JSON.stringify({ applied })}\n`);
@@ -74,7 +74,7 @@ const bootstrap: LocalVerbNode = {
   summary: "Create an organisation and its owner; prints {groupUid, identityUid, token}",
   flags: [
     { name: "org", value: "NAME", required: true, help: "the organisation's name" },
-    ...configFlags,
+    ...configFlagsNamed(...storeFlagNames, ...issuerFlagNames),
   ],
   examples: ["lading admin bootstrap --org acme --data-dir ./.lading"],
   run: (parsed, out) =>
@@ -108,7 +108,7 @@ const token: LocalVerbNode = {
     { name: "identity", value: "UID", required: true, help: "the identity uid" },
     { name: "audience", value: "AUD", help: "token audience (default: the API URL)" },
     { name: "ttl", value: "DURATION", help: "lifetime, at most 720h (default 1h)" },
-    ...configFlags,
+    ...configFlagsNamed(...storeFlagNames, ...issuerFlagNames),
   ],
   examples: ["lading admin token --identity 3f2a…/9b1c… --audience 127.0.0.1:5000 --ttl 15m"],
   run: (parsed, out) =>

@@ -7,7 +7,7 @@ import { npmrc, pipConf, pypirc } from "../client-config-files.ts";
 import { readExpiry } from "../client-config-text.ts";
 import { flagText, type ParsedArgs, type VerbNode } from "../command-spec.ts";
 import { mergeMavenSettings } from "../maven-settings.ts";
-import { looksLikeUid } from "../resources/roles.ts";
+import { looksLikeUid } from "../names.ts";
 import { writeFileAtomic } from "../write-file-atomic.ts";
 import { createPullToken } from "./auth-pull-token.ts";
 

@@ -3,6 +3,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from "jos
 import { createApiClient, type Json, uidPath } from "../api-client.ts";
 import { type CliContext, UsageError } from "../cli-context.ts";
 import { parseDuration } from "../duration.ts";
+import { resolveGroup } from "../names.ts";
 
 /** Longest pull-token lifetime: 8760h (365 days, the static-key identity maximum). */
 export const maxPullTokenSeconds = 8760 * 3600;
@@ -54,11 +55,12 @@ export async function createPullToken(
   const subject = `pull-token:${randomBytes(16).toString("hex")}`;
 
   const api = createApiClient(ctx);
+  const parent = await resolveGroup(api, options.parent);
   const roleName = options.role ?? "registry.pull";
   const roles = (await api.get("/iam/v2/roles", { name: roleName })).roles as Json[];
   const role = roles?.find((r) => r.name === roleName);
   if (!role) throw new Error(`the server has no ${roleName} role`);
-  const identity = await api.post(`/iam/v2/identities/${uidPath(options.parent)}`, {
+  const identity = await api.post(`/iam/v2/identities/${uidPath(parent)}`, {
     name,
     description: `Pull token created by ${options.createdBy ?? "lading auth pull-token"}, expires ${expirationTime}`,
     staticKeys: {
@@ -72,7 +74,7 @@ export async function createPullToken(
   const username = String(identity.uid);
   let binding: Json;
   try {
-    binding = await api.post(`/iam/v2/roleBindings/${uidPath(options.parent)}`, {
+    binding = await api.post(`/iam/v2/roleBindings/${uidPath(parent)}`, {
       identityUid: username,
       roleUid: role.uid,
     });

@@ -150,7 +150,7 @@ const authVerbs: VerbNode[] = [
         name: "parent",
         value: "GROUP",
         required: true,
-        help: "organisation group uid to pull from",
+        help: "the organisation (uid or name) to pull from",
       },
       {
         multiple: false,

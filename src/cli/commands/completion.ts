@@ -8,7 +8,7 @@ export function completionTable(root: GroupNode): Map<string, string[]> {
     if (node.kind !== "group") {
       table.set(
         path,
-        node.flags.map((f) => `--${f.name}`),
+        node.flags.filter((f) => !f.hidden).map((f) => `--${f.name}`),
       );
     } else {
       table.set(

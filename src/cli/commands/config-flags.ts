@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import {
   type ConfigInput,
   type LadingConfig,
+  logLevels,
   readConfigFile,
   resolveConfig,
 } from "../../config/index.ts";
@@ -44,7 +45,7 @@ export const configFlags: FlagSpec[] = [
   },
   { name: "tls-cert", value: "FILE", help: "PEM certificate: serve HTTPS (with --tls-key)" },
   { name: "tls-key", value: "FILE", help: "PEM private key of --tls-cert" },
-  { name: "log-level", value: "LEVEL", help: "trace, debug, info, warn, error, fatal or silent" },
+  { name: "log-level", value: "LEVEL", help: `one of ${logLevels.join(", ")} (default info)` },
   {
     name: "log-format",
     value: "FORMAT",
@@ -139,6 +140,22 @@ export const configFlags: FlagSpec[] = [
     help: "events and their finished deliveries older than this are deleted; forever keeps them (default 7d)",
   },
 ];
+
+/**
+ * The config flags of a command that reads only the settings `names`: those are shown in its
+ * help; the others are accepted but hidden, so the command line `serve` runs with works as is.
+ */
+export function configFlagsNamed(...names: string[]): FlagSpec[] {
+  const unknown = names.filter((n) => !configFlags.some((f) => f.name === n));
+  if (unknown.length > 0) throw new Error(`not config flags: ${unknown.join(", ")}`);
+  return configFlags.map((f) => (names.includes(f.name) ? f : { ...f, hidden: true }));
+}
+
+/** Where the store is: what every admin command reads. */
+export const storeFlagNames = ["config", "data-dir", "database-url"];
+
+/** What the token issuer URL follows: admin commands that mint tokens read them too. */
+export const issuerFlagNames = ["api-listen", "api-url", "tls-cert", "tls-key"];
 
 /** Maps parsed flags to config input (the environment fills what they leave out). */
 export function configFromFlags(parsed: ParsedArgs): ConfigInput {

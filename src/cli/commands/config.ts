@@ -1,5 +1,5 @@
 import { type CliConfigKey, configKeys, readConfig, writeConfig } from "../cli-config.ts";
-import { outputFormats, UsageError, validSetting } from "../cli-context.ts";
+import { outputFormatsText, UsageError, validSetting } from "../cli-context.ts";
 import type { GroupNode } from "../command-spec.ts";
 
 /** Command-line key names → config.json keys. */
@@ -21,9 +21,7 @@ function keyOf(text: string): CliConfigKey {
 function check(key: CliConfigKey, value: string): void {
   if (key === "identityProvider" || validSetting(key, value)) return;
   throw new UsageError(
-    key === "output"
-      ? `output must be one of ${outputFormats.join(", ")}`
-      : `${key} must be an http(s) URL`,
+    key === "output" ? `output must be ${outputFormatsText}` : `${key} must be an http(s) URL`,
   );
 }
 

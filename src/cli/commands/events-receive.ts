@@ -4,6 +4,7 @@ import { parseDurationMs } from "../../config/duration.ts";
 import { issuerKeys, verifyDelivery } from "../../events/index.ts";
 import { type CliContext, UsageError } from "../cli-context.ts";
 import { flagText, type ParsedArgs, type VerbNode } from "../command-spec.ts";
+import { groupUid } from "../names.ts";
 
 /** Largest delivery body the receiver reads. */
 const maxBodyBytes = 16 * 1024 * 1024;
@@ -21,8 +22,8 @@ export const receive: VerbNode = {
     { name: "listen", value: "HOST:PORT", help: "where to listen (default 127.0.0.1:9000)" },
     {
       name: "group",
-      value: "UID",
-      help: "the group the subscription was created under",
+      value: "GROUP",
+      help: "the group (uid or name) the subscription was created under",
       required: true,
     },
     { name: "issuer", value: "URL", help: "Lading's issuer URL (default: the API URL)" },
@@ -39,6 +40,7 @@ export const receive: VerbNode = {
   ],
   async run(ctx, parsed) {
     const options = readOptions(ctx, parsed);
+    options.group = await groupUid(ctx, options.group);
     const keys = issuerKeys(options.issuer);
     const waiting = new Set(options.until);
     let done: (code: number) => void = () => undefined;

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { parseHttpRequestText, verifyDelivery } from "../../events/index.ts";
 import { UsageError } from "../cli-context.ts";
 import { flagText, type GroupNode, type VerbNode } from "../command-spec.ts";
+import { groupUid } from "../names.ts";
 import { resourceCommands } from "../resources/crud.ts";
 import { subscriptions } from "../resources/subscriptions.ts";
 import { receive } from "./events-receive.ts";
@@ -14,8 +15,8 @@ const verify: VerbNode = {
   flags: [
     {
       name: "group",
-      value: "UID",
-      help: "the group the subscription was created under",
+      value: "GROUP",
+      help: "the group (uid or name) the subscription was created under",
       required: true,
     },
     { name: "issuer", value: "URL", help: "Lading's issuer URL (default: the API URL)" },
@@ -23,7 +24,7 @@ const verify: VerbNode = {
   ],
   examples: ["lading events verify --group $ORG --file request.http"],
   async run(ctx, parsed) {
-    const group = flagText(parsed, "group") ?? "";
+    const group = await groupUid(ctx, flagText(parsed, "group") ?? "");
     const file = flagText(parsed, "file") ?? "-";
     const text =
       file === "-"

@@ -4,8 +4,9 @@ import { UsageError } from "../cli-context.ts";
 import { type FlagSpec, flagText, type ParsedArgs, type VerbNode } from "../command-spec.ts";
 import { feedFiles, readFeedInputs } from "../feed-inputs.ts";
 import { progressLine, summaryText } from "../import-report.ts";
+import { resolveGroup } from "../names.ts";
 import { type Column, field, printList } from "../output.ts";
-import type { ResourceDef } from "./crud.ts";
+import { groupFlag, type ResourceDef } from "./crud.ts";
 
 /** A repeated flag's values (the server also takes them comma-separated). */
 function values(parsed: ParsedArgs, name: string): string[] | undefined {
@@ -46,7 +47,7 @@ const columns: Column[] = [
 ];
 
 const filters: FlagSpec[] = [
-  { name: "under", value: "UID", help: "only advisories anywhere below this group" },
+  { name: "under", value: "GROUP", help: "only advisories anywhere below this group" },
   { name: "artifact", value: "NAME", multiple: true, help: "only these artifacts (packages)" },
   { name: "id", value: "CGA-ID", multiple: true, help: "only these advisory ids" },
   {
@@ -86,8 +87,8 @@ export const advisories: ResourceDef = {
   columns,
   standardFilters: false,
   listFilters: filters,
-  listQuery: (p): Query => ({
-    "uidp.descendants_of": flagText(p, "under"),
+  listQuery: async (p, api): Promise<Query> => ({
+    "uidp.descendants_of": await groupFlag(api, p, "under"),
     artifact_names: values(p, "artifact"),
     advisory_ids: values(p, "id"),
     aliases: values(p, "alias"),
@@ -114,7 +115,7 @@ function importVerb(): VerbNode {
         name: "parent",
         value: "GROUP",
         required: true,
-        help: "the group the advisories belong to",
+        help: "the group (uid or name) the advisories belong to",
       },
       {
         name: "format",
@@ -141,7 +142,7 @@ function importVerb(): VerbNode {
       const files = await feedFiles(parsed.args, formats[format]);
       const api = createApiClient(ctx);
       const base = {
-        parent: flagText(parsed, "parent"),
+        parent: await resolveGroup(api, flagText(parsed, "parent") ?? ""),
         format: `IMPORT_FORMAT_${format.toUpperCase()}`,
         source: flagText(parsed, "source") ?? "",
       };

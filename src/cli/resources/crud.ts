@@ -7,6 +7,7 @@ import {
   type ParsedArgs,
   type VerbNode,
 } from "../command-spec.ts";
+import { type NamedField, resolveGroup, withNames } from "../names.ts";
 import { type Column, printList, printOne } from "../output.ts";
 
 /** What a create or update sends. */
@@ -26,6 +27,14 @@ export interface ResourceDef {
   /** The list answer's array key ("identities"). */
   listKey: string;
   columns: Column[];
+  /**
+   * How the positional of get, update and delete names one (default: a uid only), and what
+   * help calls it (default "UID").
+   */
+  resolve?(api: ApiClient, text: string): Promise<string>;
+  argName?: string;
+  /** uid fields whose names the table shows (see namedColumn). */
+  names?: NamedField[];
   /** Filters besides --parent, --under and --name (false: those three are not offered). */
   listFilters?: FlagSpec[];
   standardFilters?: boolean;
@@ -57,8 +66,8 @@ const pageFlags: FlagSpec[] = [
 ];
 
 const standardFilters: FlagSpec[] = [
-  { name: "parent", value: "UID", help: "only direct children of this group" },
-  { name: "under", value: "UID", help: "only resources anywhere below this group" },
+  { name: "parent", value: "GROUP", help: "only direct children of this group (uid or name)" },
+  { name: "under", value: "GROUP", help: "only resources anywhere below this group (uid or name)" },
   { name: "name", value: "NAME", help: "only this exact name" },
 ];
 
@@ -107,8 +116,8 @@ function listVerb(def: ResourceDef): VerbNode {
     async run(ctx, parsed) {
       const api = createApiClient(ctx);
       const query: Query = {
-        "uidp.children_of": flagText(parsed, "parent"),
-        "uidp.descendants_of": flagText(parsed, "under"),
+        "uidp.children_of": await groupFlag(api, parsed, "parent"),
+        "uidp.descendants_of": await groupFlag(api, parsed, "under"),
         name: flagText(parsed, "name"),
         ...pageQuery(parsed),
         ...(await def.listQuery?.(parsed, api)),
@@ -120,26 +129,51 @@ function listVerb(def: ResourceDef): VerbNode {
         query,
         parsed.flags.all === true,
       );
-      printList(ctx, rows, def.columns, answer);
+      printList(ctx, await named(ctx, api, def, rows), def.columns, answer);
       nextPageHint(ctx, answer);
       return 0;
     },
   };
 }
 
+/** The uid a group flag names (a uid, an organisation or a group path), if given. */
+export async function groupFlag(
+  api: ApiClient,
+  parsed: ParsedArgs,
+  name: string,
+): Promise<string | undefined> {
+  const text = flagText(parsed, name);
+  return text === undefined || text === "" ? text : resolveGroup(api, text);
+}
+
+/** Rows with the names of their uids for a table; the API's JSON stays as it came. */
+async function named(ctx: CliContext, api: ApiClient, def: ResourceDef, rows: Json[]) {
+  return ctx.output === "table" && def.names ? withNames(api, rows, def.names) : rows;
+}
+
+/** The uid the positional `text` of get, update or delete names. */
+function target(def: ResourceDef, api: ApiClient, text: string): Promise<string> {
+  return def.resolve ? def.resolve(api, text) : Promise.resolve(text);
+}
+
 /** The group node of a resource: list, get, create, update, delete as defined. */
 export function resourceCommands(def: ResourceDef): GroupNode {
   const children: VerbNode[] = [listVerb(def)];
+  const arg = def.argName ?? "UID";
+  const by = def.resolve ? "uid or name" : "uid";
   children.push({
     kind: "verb",
     name: "get",
-    summary: "Show one, by uid",
-    args: "UID",
+    summary: `Show one, by ${by}`,
+    args: arg,
     minArgs: 1,
     flags: [],
     async run(ctx, parsed) {
-      const row = await createApiClient(ctx).get(`${def.collection}/${uidPath(parsed.args[0])}`);
-      printOne(ctx, row, def.columns);
+      const api = createApiClient(ctx);
+      const uid = await target(def, api, parsed.args[0]);
+      const row = await api.get(`${def.collection}/${uidPath(uid)}`);
+      const [shown] = await named(ctx, api, def, [row]);
+      printOne(ctx, ctx.output === "table" ? shown : row, def.columns);
       return 0;
     },
   });
@@ -167,7 +201,7 @@ export function resourceCommands(def: ResourceDef): GroupNode {
       kind: "verb",
       name: "update",
       summary: "Change one: only the fields whose flags are given",
-      args: "UID",
+      args: arg,
       minArgs: 1,
       flags: update.flags,
       examples: update.examples,
@@ -175,7 +209,8 @@ export function resourceCommands(def: ResourceDef): GroupNode {
         const api = createApiClient(ctx);
         const { body, mask = [] } = await update.build(parsed, api);
         if (mask.length === 0) throw new UsageError("nothing to update: give at least one flag");
-        const row = await api.patch(`${def.collection}/${uidPath(parsed.args[0])}`, body, mask);
+        const uid = await target(def, api, parsed.args[0]);
+        const row = await api.patch(`${def.collection}/${uidPath(uid)}`, body, mask);
         printOne(ctx, row, def.columns);
         return 0;
       },
@@ -186,20 +221,21 @@ export function resourceCommands(def: ResourceDef): GroupNode {
     children.push({
       kind: "verb",
       name: "delete",
-      summary: "Delete one, by uid",
-      args: "UID...",
+      summary: `Delete one or more, by ${by}`,
+      args: `${arg}...`,
       minArgs: 1,
       maxArgs: Number.POSITIVE_INFINITY,
       flags: [],
       async run(ctx, parsed) {
         const api = createApiClient(ctx);
-        for (const uid of parsed.args) {
+        for (const text of parsed.args) {
+          const uid = await target(def, api, text);
           const answer = remove
             ? await remove(api, uid)
             : await api.delete(`${def.collection}/${uidPath(uid)}`);
           if (ctx.output === "json") ctx.stdout.write(`${JSON.stringify(answer)}\n`);
           else if (ctx.output === "id") ctx.stdout.write(`${uid}\n`);
-          else ctx.stdout.write(`deleted ${uid}\n`);
+          else ctx.stdout.write(`deleted ${text === uid ? uid : `${text} (${uid})`}\n`);
         }
         return 0;
       },

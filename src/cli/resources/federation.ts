@@ -3,10 +3,16 @@ import { text } from "node:stream/consumers";
 import type { Json } from "../api-client.ts";
 import { UsageError } from "../cli-context.ts";
 import { type FlagSpec, flagList, flagText, type ParsedArgs } from "../command-spec.ts";
+import {
+  namedColumn,
+  resolveAccountAssociation,
+  resolveGroup,
+  resolveIdentityProvider,
+  resolveRole,
+} from "../names.ts";
 import { field } from "../output.ts";
-import { type Change, type ResourceDef, setIfGiven } from "./crud.ts";
+import { type Change, groupFlag, type ResourceDef, setIfGiven } from "./crud.ts";
 import { claimsOf } from "./identities.ts";
-import { resolveRole } from "./roles.ts";
 
 async function clientSecret(p: ParsedArgs): Promise<string | undefined> {
   const file = flagText(p, "client-secret-file");
@@ -39,17 +45,25 @@ export const identityProviders: ResourceDef = {
   summary: "OIDC identity providers for browser sign-in",
   collection: "/iam/v2/identityProviders",
   listKey: "identityProviders",
+  resolve: resolveIdentityProvider,
+  argName: "PROVIDER",
+  names: [{ field: "defaultRole", collection: "/iam/v2/roles" }],
   columns: [
     field("uid", "uid"),
     field("name", "name"),
     field("issuer", "oidc.issuer"),
     field("client id", "oidc.clientId"),
-    field("default role", "defaultRole"),
+    namedColumn("default role", "defaultRole"),
     field("created", "createTime"),
   ],
   create: {
     flags: [
-      { name: "parent", value: "GROUP", help: "the group uid to create it in", required: true },
+      {
+        name: "parent",
+        value: "GROUP",
+        help: "the group (uid or name) to create it in",
+        required: true,
+      },
       { name: "name", value: "NAME", help: "the provider's name", required: true },
       ...idpFlags.map((f) =>
         ["issuer", "client-id", "default-role"].includes(f.name) ? { ...f, required: true } : f,
@@ -73,7 +87,7 @@ export const identityProviders: ResourceDef = {
           pkceEnabled: p.flags.pkce === true,
         },
       };
-      return { parent: flagText(p, "parent") ?? "", body };
+      return { parent: await resolveGroup(api, flagText(p, "parent") ?? ""), body };
     },
   },
   update: {
@@ -107,31 +121,46 @@ export const groupMappings: ResourceDef = {
   summary: "External group → role mappings of an identity provider (no update)",
   collection: "/iam/v2/externalGroupRoleMappings",
   listKey: "externalGroupRoleMappings",
+  names: [
+    { field: "roleUid", collection: "/iam/v2/roles" },
+    { field: "scope", collection: "/iam/v2/groups" },
+  ],
   columns: [
     field("uid", "uid"),
     field("external group", "externalGroupId"),
-    field("role", "roleUid"),
-    field("scope", "scope"),
+    namedColumn("role", "roleUid"),
+    namedColumn("scope", "scope"),
     field("created", "createTime"),
   ],
   standardFilters: false,
   listFilters: [
-    { name: "identity-provider", value: "UID", help: "only mappings of this provider" },
-    { name: "under", value: "UID", help: "only mappings anywhere below this uid" },
+    {
+      name: "identity-provider",
+      value: "PROVIDER",
+      help: "only mappings of this provider (uid or name)",
+    },
+    { name: "under", value: "GROUP", help: "only mappings anywhere below this group" },
   ],
-  listQuery: (p) => ({
-    identity_provider_uid: flagText(p, "identity-provider"),
-    "uidp.descendants_of": flagText(p, "under"),
-  }),
+  listQuery: async (p, api) => {
+    const provider = flagText(p, "identity-provider");
+    return {
+      identity_provider_uid: provider ? await resolveIdentityProvider(api, provider) : undefined,
+    };
+  },
   create: {
     flags: [
-      { name: "identity-provider", value: "UID", help: "the provider", required: true },
+      {
+        name: "identity-provider",
+        value: "PROVIDER",
+        help: "the provider (uid or name)",
+        required: true,
+      },
       { name: "external-group", value: "ID", help: "a value of the groups claim", required: true },
       { name: "role", value: "ROLE", help: "role uid or name", required: true },
       {
         name: "scope",
         value: "GROUP",
-        help: "the group the role applies to (default: the provider's)",
+        help: "the group (uid or name) the role applies to (default: the provider's)",
       },
     ],
     examples: [
@@ -139,11 +168,11 @@ export const groupMappings: ResourceDef = {
     ],
     async build(p, api) {
       return {
-        parent: flagText(p, "identity-provider") ?? "",
+        parent: await resolveIdentityProvider(api, flagText(p, "identity-provider") ?? ""),
         body: {
           externalGroupId: flagText(p, "external-group"),
           roleUid: await resolveRole(api, flagText(p, "role") ?? ""),
-          scope: flagText(p, "scope") ?? "",
+          scope: (await groupFlag(api, p, "scope")) ?? "",
         },
       };
     },
@@ -177,6 +206,8 @@ export const accountAssociations: ResourceDef = {
   summary: "Cloud accounts associated with a group (one per group)",
   collection: "/iam/v2/accountAssociations",
   listKey: "accountAssociations",
+  resolve: resolveAccountAssociation,
+  argName: "ASSOCIATION",
   columns: [
     field("uid", "uid"),
     field("name", "name"),
@@ -187,14 +218,20 @@ export const accountAssociations: ResourceDef = {
   ],
   create: {
     flags: [
-      { name: "parent", value: "GROUP", help: "the group to associate", required: true },
+      {
+        name: "parent",
+        value: "GROUP",
+        help: "the group (uid or name) to associate",
+        required: true,
+      },
       ...associationFlags,
     ],
     examples: [
       "lading iam account-associations create --parent $ORG --name prod --amazon-account 123456789012",
     ],
-    async build(p) {
-      return { parent: flagText(p, "parent") ?? "", body: associationChange(p).body };
+    async build(p, api) {
+      const parent = await resolveGroup(api, flagText(p, "parent") ?? "");
+      return { parent, body: associationChange(p).body };
     },
   },
   update: { flags: associationFlags, build: async (p) => associationChange(p) },

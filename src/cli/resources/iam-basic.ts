@@ -1,8 +1,9 @@
 import type { Json } from "../api-client.ts";
 import { type FlagSpec, flagList, flagText } from "../command-spec.ts";
+import { resolveGroup, resolveIdentity, resolveRole } from "../names.ts";
 import { field } from "../output.ts";
-import { type Change, type ResourceDef, setIfGiven } from "./crud.ts";
-import { capabilityWireName, resolveRole, roleBindingColumns, roleColumns } from "./roles.ts";
+import { type Change, groupFlag, type ResourceDef, setIfGiven } from "./crud.ts";
+import { capabilityWireName, roleBindingColumns, roleColumns } from "./roles.ts";
 
 const nameFlags = (what: string): FlagSpec[] => [
   { name: "name", value: "NAME", help: `the ${what}'s name` },
@@ -12,7 +13,7 @@ const nameFlags = (what: string): FlagSpec[] => [
 const parentFlag: FlagSpec = {
   name: "parent",
   value: "GROUP",
-  help: "the group uid to create it in",
+  help: "the group (uid or name, e.g. acme or acme/team-a) to create it in",
   required: true,
 };
 
@@ -24,6 +25,8 @@ export const groups: ResourceDef = {
   summary: "Groups (organisations and their sub-groups)",
   collection: "/iam/v2/groups",
   listKey: "groups",
+  resolve: resolveGroup,
+  argName: "GROUP",
   columns: [
     field("uid", "uid"),
     field("name", "name"),
@@ -33,9 +36,9 @@ export const groups: ResourceDef = {
   create: {
     flags: [parentFlag, { ...nameFlags("group")[0], required: true }, nameFlags("group")[1]],
     examples: ["lading iam groups create --parent $ORG --name team-a --description 'Team A'"],
-    async build(p) {
+    async build(p, api) {
       return {
-        parent: flagText(p, "parent") ?? "",
+        parent: await resolveGroup(api, flagText(p, "parent") ?? ""),
         body: { name: flagText(p, "name"), description: flagText(p, "description") ?? "" },
       };
     },
@@ -64,6 +67,8 @@ export const roles: ResourceDef = {
   summary: "Roles (built-in and custom capability sets)",
   collection: "/iam/v2/roles",
   listKey: "roles",
+  resolve: resolveRole,
+  argName: "ROLE",
   columns: roleColumns,
   create: {
     flags: [
@@ -75,9 +80,9 @@ export const roles: ResourceDef = {
     examples: [
       "lading iam roles create --parent $ORG --name reader --capability repo.list --capability tag.list",
     ],
-    async build(p) {
+    async build(p, api) {
       return {
-        parent: flagText(p, "parent") ?? "",
+        parent: await resolveGroup(api, flagText(p, "parent") ?? ""),
         body: {
           name: flagText(p, "name"),
           description: flagText(p, "description") ?? "",
@@ -111,21 +116,30 @@ export const roleBindings: ResourceDef = {
   columns: roleBindingColumns,
   standardFilters: false,
   listFilters: [
-    { name: "parent", value: "UID", help: "only bindings directly on this group's children" },
-    { name: "under", value: "UID", help: "only bindings anywhere below this group" },
-    { name: "identity", value: "UID", help: "only bindings of this identity" },
-    { name: "role", value: "UID", help: "only bindings of this role uid" },
-    { name: "group", value: "UID", help: "only bindings on exactly this group" },
+    { name: "parent", value: "GROUP", help: "only bindings directly on this group's children" },
+    { name: "under", value: "GROUP", help: "only bindings anywhere below this group" },
+    { name: "identity", value: "IDENTITY", help: "only bindings of this identity (uid or name)" },
+    { name: "role", value: "ROLE", help: "only bindings of this role (uid or name)" },
+    { name: "group", value: "GROUP", help: "only bindings on exactly this group (uid or name)" },
   ],
-  listQuery: (p) => ({
-    identity: flagText(p, "identity"),
-    role: flagText(p, "role"),
-    group: flagText(p, "group"),
-  }),
+  listQuery: async (p, api) => {
+    const identity = flagText(p, "identity");
+    const role = flagText(p, "role");
+    return {
+      identity: identity ? await resolveIdentity(api, identity) : undefined,
+      role: role ? await resolveRole(api, role) : undefined,
+      group: await groupFlag(api, p, "group"),
+    };
+  },
   create: {
     flags: [
-      { name: "group", value: "GROUP", help: "the group the role applies to", required: true },
-      { name: "identity", value: "UID", help: "the identity", required: true },
+      {
+        name: "group",
+        value: "GROUP",
+        help: "the group (uid or name) the role applies to",
+        required: true,
+      },
+      { name: "identity", value: "IDENTITY", help: "the identity (uid or name)", required: true },
       {
         name: "role",
         value: "ROLE",
@@ -136,20 +150,25 @@ export const roleBindings: ResourceDef = {
     examples: ["lading iam role-bindings create --group $ORG --identity $ID --role registry.push"],
     async build(p, api) {
       const body: Json = {
-        identityUid: flagText(p, "identity"),
+        identityUid: await resolveIdentity(api, flagText(p, "identity") ?? ""),
         roleUid: await resolveRole(api, flagText(p, "role") ?? ""),
       };
-      return { parent: flagText(p, "group") ?? "", body };
+      return { parent: await resolveGroup(api, flagText(p, "group") ?? ""), body };
     },
   },
   update: {
     flags: [
-      { name: "identity", value: "UID", help: "another identity" },
+      { name: "identity", value: "IDENTITY", help: "another identity (uid or name)" },
       { name: "role", value: "ROLE", help: "another role (uid or name)" },
     ],
     async build(p, api) {
       const change = empty();
-      setIfGiven(change, "identityUid", flagText(p, "identity"));
+      const identity = flagText(p, "identity");
+      setIfGiven(
+        change,
+        "identityUid",
+        identity ? await resolveIdentity(api, identity) : undefined,
+      );
       const role = flagText(p, "role");
       return setIfGiven(change, "roleUid", role ? await resolveRole(api, role) : undefined);
     },

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { type ApiClient, type Json, uidPath } from "../api-client.ts";
 import { UsageError } from "../cli-context.ts";
 import { type FlagSpec, flagList, flagText, type ParsedArgs } from "../command-spec.ts";
+import { resolveGroup, resolveIdentity } from "../names.ts";
 import { field } from "../output.ts";
 import { type Change, listPages, type ResourceDef, setIfGiven } from "./crud.ts";
 
@@ -84,6 +85,8 @@ export const identities: ResourceDef = {
   summary: "Identities (workloads, users and static-key identities)",
   collection: "/iam/v2/identities",
   listKey: "identities",
+  resolve: resolveIdentity,
+  argName: "IDENTITY",
   columns: [
     field("uid", "uid"),
     field("name", "name"),
@@ -108,7 +111,12 @@ export const identities: ResourceDef = {
   ],
   create: {
     flags: [
-      { name: "parent", value: "GROUP", help: "the group uid to create it in", required: true },
+      {
+        name: "parent",
+        value: "GROUP",
+        help: "the group (uid or name) to create it in",
+        required: true,
+      },
       { name: "name", value: "NAME", help: "the identity's name", required: true },
       { name: "description", value: "TEXT", help: "a description" },
       ...matchFlags,
@@ -123,7 +131,7 @@ export const identities: ResourceDef = {
       "lading iam identities create --parent $ORG --name ci --issuer https://token.actions.githubusercontent.com --subject repo:acme/app:ref:refs/heads/main",
       "lading iam identities create --parent $ORG --name deploy --static-keys-file jwks.json --expiration 2027-01-01T00:00:00Z",
     ],
-    async build(p) {
+    async build(p, api) {
       const keys = await staticKeys(p);
       const body: Json = {
         name: flagText(p, "name"),
@@ -131,7 +139,7 @@ export const identities: ResourceDef = {
       };
       if (keys) body.staticKeys = keys;
       else body.claimMatch = claimMatch(p);
-      return { parent: flagText(p, "parent") ?? "", body };
+      return { parent: await resolveGroup(api, flagText(p, "parent") ?? ""), body };
     },
   },
   update: {

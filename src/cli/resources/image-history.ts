@@ -1,9 +1,9 @@
 import { CliError, createApiClient, type Json, send } from "../api-client.ts";
 import { type CliContext, UsageError } from "../cli-context.ts";
 import { flagText, type ParsedArgs, type VerbNode } from "../command-spec.ts";
+import { resolveRepo } from "../names.ts";
 import { type Column, field, printList } from "../output.ts";
 import { summariseDiff } from "./image-diff.ts";
-import { resolveRepo } from "./registry.ts";
 
 /** Moves summarised by `--changes` unless --limit says otherwise: each is one diff call. */
 export const defaultChangesLimit = 50;

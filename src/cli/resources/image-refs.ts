@@ -1,6 +1,6 @@
 import { type ApiClient, CliError, type Json } from "../api-client.ts";
 import { UsageError } from "../cli-context.ts";
-import { resolveRepo } from "./registry.ts";
+import { resolveRepo } from "../names.ts";
 
 /** An image reference `<org>/<repo>@<digest>` or `<org>/<repo>:<tag>`. */
 export interface ImageRef {

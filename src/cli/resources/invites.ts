@@ -2,9 +2,10 @@ import { createApiClient, type Json, uidPath } from "../api-client.ts";
 import { UsageError } from "../cli-context.ts";
 import { flagText, type GroupNode } from "../command-spec.ts";
 import { parseDuration } from "../duration.ts";
+import { namedColumn, resolveGroup, resolveRole, withNames } from "../names.ts";
 import { field, printList, printOne } from "../output.ts";
 import { listPages, nextPageHint, pageQuery, type ResourceDef } from "./crud.ts";
-import { resolveRole, roleBindingColumns } from "./roles.ts";
+import { roleBindingColumns } from "./roles.ts";
 
 const inviteColumns = [
   field("uid", "uid"),
@@ -24,14 +25,19 @@ export const invites: ResourceDef = {
   columns: inviteColumns,
   standardFilters: false,
   listFilters: [
-    { name: "parent", value: "UID", help: "only invites of this group" },
-    { name: "under", value: "UID", help: "only invites anywhere below this group" },
+    { name: "parent", value: "GROUP", help: "only invites of this group (uid or name)" },
+    { name: "under", value: "GROUP", help: "only invites anywhere below this group" },
     { name: "key-id", value: "ID", help: "only the invite with this key id" },
   ],
   listQuery: (p) => ({ key_id: flagText(p, "key-id") }),
   create: {
     flags: [
-      { name: "group", value: "GROUP", help: "the group to invite into", required: true },
+      {
+        name: "group",
+        value: "GROUP",
+        help: "the group (uid or name) to invite into",
+        required: true,
+      },
       {
         name: "role",
         value: "ROLE",
@@ -52,7 +58,7 @@ export const invites: ResourceDef = {
       const ttl = parseDuration(flagText(p, "ttl") ?? "");
       if (ttl.error) throw new UsageError(`--ttl: ${ttl.error}`);
       return {
-        parent: flagText(p, "group") ?? "",
+        parent: await resolveGroup(api, flagText(p, "group") ?? ""),
         body: {
           roleUid: await resolveRole(api, flagText(p, "role") ?? ""),
           ttl: `${ttl.value}s`,
@@ -90,8 +96,8 @@ export const invites: ResourceDef = {
 
 const termsColumns = [
   field("document", "docId"),
-  field("accepted by", "acceptedBy"),
-  field("group", "groupUid"),
+  namedColumn("accepted by", "acceptedBy"),
+  namedColumn("group", "groupUid"),
   field("accepted", "createTime"),
 ];
 
@@ -108,11 +114,12 @@ export const terms: GroupNode = {
       args: "DOC...",
       minArgs: 1,
       maxArgs: Number.POSITIVE_INFINITY,
-      flags: [{ name: "group", value: "GROUP", help: "the group", required: true }],
+      flags: [{ name: "group", value: "GROUP", help: "the group (uid or name)", required: true }],
       examples: ["lading iam terms accept --group $ORG tos-2026"],
       async run(ctx, parsed) {
-        const group = flagText(parsed, "group") ?? "";
-        const answer = await createApiClient(ctx).post(`/iam/v2/terms/${uidPath(group)}`, {
+        const api = createApiClient(ctx);
+        const group = await resolveGroup(api, flagText(parsed, "group") ?? "");
+        const answer = await api.post(`/iam/v2/terms/${uidPath(group)}`, {
           documentIds: parsed.args,
         });
         const docs = ((answer.documentIds as string[] | undefined) ?? []).map((d) => ({
@@ -128,22 +135,30 @@ export const terms: GroupNode = {
       name: "list",
       summary: "List terms accepted for a group (acceptances at ancestors included)",
       flags: [
-        { name: "group", value: "GROUP", help: "the group", required: true },
+        { name: "group", value: "GROUP", help: "the group (uid or name)", required: true },
         { name: "page-size", value: "N", help: "results per page" },
         { name: "page-token", value: "TOKEN", help: "the previous page's next page token" },
         { name: "all", type: "boolean", help: "follow next page tokens" },
       ],
       async run(ctx, parsed) {
-        const group = flagText(parsed, "group") ?? "";
+        const api = createApiClient(ctx);
+        const group = await resolveGroup(api, flagText(parsed, "group") ?? "");
         const { page_size, page_token } = pageQuery(parsed);
         const { rows, answer } = await listPages(
-          createApiClient(ctx),
+          api,
           `/iam/v2/terms/${uidPath(group)}`,
           "termsAcceptances",
           { page_size, page_token },
           parsed.flags.all === true,
         );
-        printList(ctx, rows, termsColumns, answer, "docId");
+        const shown =
+          ctx.output === "table"
+            ? await withNames(api, rows, [
+                { field: "acceptedBy", collection: "/iam/v2/identities" },
+                { field: "groupUid", collection: "/iam/v2/groups" },
+              ])
+            : rows;
+        printList(ctx, shown, termsColumns, answer, "docId");
         nextPageHint(ctx, answer);
         return 0;
       },

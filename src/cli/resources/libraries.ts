@@ -8,6 +8,7 @@ import {
   type ParsedArgs,
   type VerbNode,
 } from "../command-spec.ts";
+import { resolveOrganisation, resolvePackage } from "../names.ts";
 import { type Column, field, printList } from "../output.ts";
 import { nextPageHint } from "./crud.ts";
 
@@ -134,7 +135,7 @@ const list: VerbNode = {
   flags: [
     ecosystemFlag,
     { name: "query", value: "TEXT", help: "case-insensitive substring of name or description" },
-    { name: "org", value: "UID", help: "only this organisation's packages" },
+    { name: "org", value: "ORG", help: "only this organisation's packages (uid or name)" },
     ...pageFlags('name (default), created_at, updated_at or uid, then " desc" or " asc"'),
   ],
   examples: [
@@ -142,10 +143,11 @@ const list: VerbNode = {
     "lading libraries list --ecosystem javascript --query react --limit 10",
   ],
   async run(ctx: CliContext, parsed) {
+    const org = flagText(parsed, "org");
     const query: Query = {
       ecosystems: ecosystemQuery(parsed),
       query: flagText(parsed, "query"),
-      parent: flagText(parsed, "org"),
+      parent: org ? await resolveOrganisation(createApiClient(ctx), org) : undefined,
       order_by: flagText(parsed, "order-by"),
     };
     return printPages(ctx, parsed, {
@@ -161,15 +163,29 @@ const versions: VerbNode = {
   kind: "verb",
   name: "versions",
   summary: "List a package's versions, newest first, with the advisories affecting each",
-  args: "ARTIFACT_ID",
+  args: "PACKAGE",
   minArgs: 1,
-  flags: pageFlags('version (default "version desc"), created_at or uid, then " desc" or " asc"'),
+  flags: [
+    {
+      ...ecosystemFlag,
+      help: "where to look the name up when several ecosystems have it (default all three)",
+    },
+    { name: "org", value: "ORG", help: "the organisation (uid or name) whose package it is" },
+    ...pageFlags('version (default "version desc"), created_at or uid, then " desc" or " asc"'),
+  ],
   examples: [
-    "lading libraries versions python:$ORG:jinja2",
+    "lading libraries versions jinja2",
+    "lading libraries versions jinja2 --ecosystem python --org acme",
     "lading libraries versions python:$ORG:jinja2 -o json | jq '.artifactVersions[].advisories'",
   ],
   async run(ctx, parsed) {
-    const path = `${collection}/${encodeURIComponent(parsed.args[0])}/versions`;
+    const api = createApiClient(ctx);
+    const org = flagText(parsed, "org");
+    const id = await resolvePackage(api, parsed.args[0], {
+      ecosystems: ecosystemQuery(parsed),
+      org: org ? await resolveOrganisation(api, org) : undefined,
+    });
+    const path = `${collection}/${encodeURIComponent(id)}/versions`;
     const query: Query = { order_by: flagText(parsed, "order-by") };
     return printPages(ctx, parsed, {
       path,

@@ -1,28 +1,9 @@
 import { readFile } from "node:fs/promises";
-import { type ApiClient, CliError, type Json } from "../api-client.ts";
-import { UsageError } from "../cli-context.ts";
+import type { Json } from "../api-client.ts";
 import { flagText, type ParsedArgs } from "../command-spec.ts";
+import { resolveGroup, resolveRepo, resolveTag } from "../names.ts";
 import { type Column, field } from "../output.ts";
 import { type Change, type ResourceDef, setIfGiven } from "./crud.ts";
-import { looksLikeUid } from "./roles.ts";
-
-/** The uid of a repo given as a uid or as its registry path `<org>/<image>`. */
-export async function resolveRepo(api: ApiClient, text: string): Promise<string> {
-  if (looksLikeUid(text)) return text;
-  const slash = text.indexOf("/");
-  if (slash <= 0) throw new UsageError(`--repo: give a repo uid or <org>/<image>, got "${text}"`);
-  const org = text.slice(0, slash);
-  const name = text.slice(slash + 1);
-  const groups = ((await api.get("/iam/v2/groups", { name: org, page_size: 200 })).groups ??
-    []) as Json[];
-  const root = groups.find((g) => !String(g.uid).includes("/"));
-  if (!root) throw new CliError([`lading: no organisation named "${org}"`]);
-  const repos = ((
-    await api.get("/registry/v2/repos", { name, "uidp.descendants_of": String(root.uid) })
-  ).repos ?? []) as Json[];
-  if (repos.length === 0) throw new CliError([`lading: no repository ${text}`]);
-  return String(repos[0].uid);
-}
 
 async function readme(p: ParsedArgs): Promise<string | undefined> {
   const file = flagText(p, "readme-file");
@@ -35,6 +16,8 @@ export const repos: ResourceDef = {
   summary: "Repositories (an image path <org>/<name> under a group)",
   collection: "/registry/v2/repos",
   listKey: "repos",
+  resolve: resolveRepo,
+  argName: "REPO",
   columns: [
     field("uid", "uid"),
     field("name", "name"),
@@ -44,7 +27,12 @@ export const repos: ResourceDef = {
   ],
   create: {
     flags: [
-      { name: "parent", value: "GROUP", help: "the group uid to create it in", required: true },
+      {
+        name: "parent",
+        value: "GROUP",
+        help: "the group (uid or name) to create it in",
+        required: true,
+      },
       {
         name: "name",
         value: "NAME",
@@ -55,13 +43,13 @@ export const repos: ResourceDef = {
       { name: "readme-file", value: "FILE", help: "a Markdown README" },
     ],
     examples: ["lading images repos create --parent $ORG --name app --description 'The app'"],
-    async build(p) {
+    async build(p, api) {
       const body: Json = {
         name: flagText(p, "name"),
         description: flagText(p, "description") ?? "",
         readme: (await readme(p)) ?? "",
       };
-      return { parent: flagText(p, "parent") ?? "", body };
+      return { parent: await resolveGroup(api, flagText(p, "parent") ?? ""), body };
     },
   },
   update: {
@@ -85,12 +73,14 @@ const tagColumns: Column[] = [
   field("updated", "updateTime"),
 ];
 
-/** `lading images tags` (--repo takes a repo uid or <org>/<image>). */
+/** `lading images tags` (--repo takes a repo uid or <org>/<image>; a tag is <org>/<image>:<tag>). */
 export const tags: ResourceDef = {
   name: "tags",
   summary: "Tags of a repository",
   collection: "/registry/v2/tags",
   listKey: "tags",
+  resolve: resolveTag,
+  argName: "TAG",
   columns: tagColumns,
   standardFilters: false,
   listFilters: [

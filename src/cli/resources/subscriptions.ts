@@ -1,5 +1,6 @@
 import { createApiClient, type Json, uidPath } from "../api-client.ts";
 import { flagText, type VerbNode } from "../command-spec.ts";
+import { resolveGroup } from "../names.ts";
 import { field, printList, printOne } from "../output.ts";
 import { nextPageHint, pageQuery, type ResourceDef } from "./crud.ts";
 
@@ -98,13 +99,18 @@ export const subscriptions: ResourceDef = {
     field("created", "createTime"),
   ],
   listFilters: [
-    { name: "parent", value: "UID", help: "only subscriptions of this group" },
-    { name: "under", value: "UID", help: "only subscriptions anywhere below this group" },
+    { name: "parent", value: "GROUP", help: "only subscriptions of this group (uid or name)" },
+    { name: "under", value: "GROUP", help: "only subscriptions anywhere below this group" },
   ],
   standardFilters: false,
   create: {
     flags: [
-      { name: "parent", value: "GROUP", help: "the group whose events to receive", required: true },
+      {
+        name: "parent",
+        value: "GROUP",
+        help: "the group (uid or name) whose events to receive",
+        required: true,
+      },
       { name: "sink", value: "URL", help: "the https URL events are POSTed to", required: true },
       {
         name: "type-prefix",
@@ -115,9 +121,9 @@ export const subscriptions: ResourceDef = {
     examples: [
       "lading events subscriptions create --parent $ORG --sink https://hooks.example.com/lading",
     ],
-    async build(p) {
+    async build(p, api) {
       return {
-        parent: flagText(p, "parent") ?? "",
+        parent: await resolveGroup(api, flagText(p, "parent") ?? ""),
         body: { sink: flagText(p, "sink"), typePrefix: flagText(p, "type-prefix") ?? "" },
       };
     },

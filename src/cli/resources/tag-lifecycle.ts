@@ -1,20 +1,15 @@
-import { type ApiClient, CliError, createApiClient, type Json, uidPath } from "../api-client.ts";
+import { type ApiClient, createApiClient, type Json, uidPath } from "../api-client.ts";
 import { UsageError } from "../cli-context.ts";
 import { flagText, type ParsedArgs, type VerbNode } from "../command-spec.ts";
+import { looksLikeUid, resolveOrganisation, resolveRepo } from "../names.ts";
 import { type Column, field, printList, printOne } from "../output.ts";
 import type { ResourceDef } from "./crud.ts";
 import { parseTagReference } from "./image-history.ts";
-import { resolveRepo } from "./registry.ts";
-import { looksLikeUid } from "./roles.ts";
 
 /** The uid of what `--on` names: a uid, an organisation name, or a repo `<org>/<image>`. */
 async function resolveScope(api: ApiClient, text: string): Promise<string> {
   if (looksLikeUid(text) || text.includes("/")) return resolveRepo(api, text);
-  const groups = ((await api.get("/iam/v2/groups", { name: text, page_size: 200 })).groups ??
-    []) as Json[];
-  const root = groups.find((g) => !String(g.uid).includes("/"));
-  if (!root) throw new CliError([`lading: no organisation named "${text}"`]);
-  return String(root.uid);
+  return resolveOrganisation(api, text);
 }
 
 const kindFlags = [
