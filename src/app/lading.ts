@@ -65,9 +65,12 @@ import {
 } from "../store/metadata/index.ts";
 import { createAdvisoriesService } from "../vulnerabilities/index.ts";
 import { createImageInsightsService } from "../vulnreports/insights/index.ts";
-import { computeReport } from "../vulnreports/matching/index.ts";
 import { createVulnReportHandlers } from "../vulnreports/reports/index.ts";
-import { createScanWorker, type MatchImage } from "../vulnreports/scans/index.ts";
+import {
+  createScanWorker,
+  defaultScanBounds,
+  type MatchImage,
+} from "../vulnreports/scans/index.ts";
 import { signInEvents } from "./iam-events.ts";
 
 type RequestHandler = (req: HttpRequest, res: HttpResponse) => void;
@@ -220,13 +223,16 @@ export async function startLading(
     db,
     blobs,
     log: log.child({ component: "scans" }),
-    match:
-      hooks.matchImage ??
-      (async (image) => {
-        await computeReport(db, image);
-      }),
+    match: hooks.matchImage,
     registryUrl,
     scan: config.scanImages,
+    // Off the thread that answers requests, within bounds (docs/security.md, "Scans").
+    thread: {
+      store: { dataDir: config.dataDir, databaseUrl: config.databaseUrl },
+      blobs: { dataDir: config.dataDir, blobStoreUrl: config.blobStoreUrl },
+      maxMemoryMib: Math.floor(config.scanMaxMemoryBytes / (1024 * 1024)),
+    },
+    bounds: { ...defaultScanBounds, maxPackages: config.scanMaxPackages },
   });
   const oci = createOciDoor({
     db,

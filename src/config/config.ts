@@ -48,6 +48,10 @@ export interface LadingConfig {
    * true; a replica that should only serve can leave the scans to the others.
    */
   scanImages: boolean;
+  /** Packages one scanned image may list; more fails its scan. Default 200,000. */
+  scanMaxPackages: number;
+  /** The scan thread's JavaScript heap; a scan that needs more fails. Default 512 MiB. */
+  scanMaxMemoryBytes: number;
   /** Whether manifest GETs and HEADs record `dev.lading.registry.pull.v1` events. Default true. */
   eventsPulls: boolean;
   /** Largest file one library upload (wheel, npm tarball, Maven file) may be. Default 1 GiB. */
@@ -82,6 +86,8 @@ export interface ConfigInput {
   maxConnections?: string;
   logFormat?: string;
   scanImages?: string;
+  scanMaxPackages?: string;
+  scanMaxMemory?: string;
   eventsPulls?: string;
   librariesMaxFileSize?: string;
   eventsAllowHttpLoopback?: string;
@@ -116,6 +122,8 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   maxConnections: "LADING_MAX_CONNECTIONS",
   logFormat: "LADING_LOG_FORMAT",
   scanImages: "LADING_SCAN_IMAGES",
+  scanMaxPackages: "LADING_SCAN_MAX_PACKAGES",
+  scanMaxMemory: "LADING_SCAN_MAX_MEMORY",
   eventsPulls: "LADING_EVENTS_PULLS",
   librariesMaxFileSize: "LADING_LIBRARIES_MAX_FILE_SIZE",
   eventsAllowHttpLoopback: "LADING_EVENTS_ALLOW_HTTP_LOOPBACK",
@@ -219,6 +227,16 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
   if (scanImages !== "true" && scanImages !== "false") {
     throw new Error(`--scan-images must be true or false, got "${scanImages}"`);
   }
+  const scanMaxPackages = pick("scanMaxPackages") ?? "200000";
+  if (!/^\d{1,9}$/.test(scanMaxPackages) || Number(scanMaxPackages) < 1) {
+    throw new Error(`--scan-max-packages must be a whole number from 1, got "${scanMaxPackages}"`);
+  }
+  const scanMaxMemory = parseByteSize(pick("scanMaxMemory") ?? "512MiB");
+  if (scanMaxMemory.error !== undefined)
+    throw new Error(`--scan-max-memory: ${scanMaxMemory.error}`);
+  if ((scanMaxMemory.value ?? 0) < 64 * 1024 ** 2) {
+    throw new Error("--scan-max-memory must be at least 64MiB");
+  }
   const eventsPulls = pick("eventsPulls") ?? "true";
   if (eventsPulls !== "true" && eventsPulls !== "false") {
     throw new Error(`--events-pulls must be true or false, got "${eventsPulls}"`);
@@ -265,6 +283,8 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     requiredTerms: Object.freeze(requiredTerms),
     connections: Object.freeze(connections),
     scanImages: scanImages === "true",
+    scanMaxPackages: Number(scanMaxPackages),
+    scanMaxMemoryBytes: scanMaxMemory.value ?? 512 * 1024 ** 2,
     eventsPulls: eventsPulls === "true",
     librariesMaxFileBytes: maxFileSize.value ?? 1024 ** 3,
     events: Object.freeze(events),
