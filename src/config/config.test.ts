@@ -83,7 +83,7 @@ it("bounds each scan's packages and memory", () => {
   assert.equal(set.scanMaxMemoryBytes, 1024 ** 3);
   assert.throws(() => resolveConfig({ scanMaxPackages: "0" }, {}), /--scan-max-packages/);
   assert.throws(() => resolveConfig({ scanMaxPackages: "lots" }, {}), /--scan-max-packages/);
-  assert.throws(() => resolveConfig({ scanMaxMemory: "16MiB" }, {}), /at least 64MiB/);
+  assert.throws(() => resolveConfig({ scanMaxMemory: "128MiB" }, {}), /at least 256MiB/);
   assert.throws(
     () => resolveConfig({}, { LADING_SCAN_MAX_MEMORY: "1GB" }),
     /LADING_SCAN_MAX_MEMORY/,

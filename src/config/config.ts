@@ -234,8 +234,10 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
   const scanMaxMemory = parseByteSize(pick("scanMaxMemory") ?? "512MiB");
   if (scanMaxMemory.error !== undefined)
     throw new Error(`--scan-max-memory: ${scanMaxMemory.error}`);
-  if ((scanMaxMemory.value ?? 0) < 64 * 1024 ** 2) {
-    throw new Error("--scan-max-memory must be at least 64MiB");
+  // Below this a single large allocation (a 64 MiB SBOM's text) can pass V8's leeway at the
+  // limit, which aborts the whole process instead of ending the scan thread.
+  if ((scanMaxMemory.value ?? 0) < 256 * 1024 ** 2) {
+    throw new Error("--scan-max-memory must be at least 256MiB");
   }
   const eventsPulls = pick("eventsPulls") ?? "true";
   if (eventsPulls !== "true" && eventsPulls !== "false") {

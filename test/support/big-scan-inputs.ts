@@ -34,8 +34,10 @@ export async function bigDpkgImage(count: number, marker: string): Promise<Built
  * An SPDX 2.3 document of `count` npm packages, each with a purl, a licence and the fields
  * syft writes: 199,000 make the 45 MB referrer of issue 21.
  */
-export function bigSpdx(count: number): Buffer {
+export function bigSpdx(count: number, tiny = 0): Buffer {
   const packages: string[] = [];
+  // Packages with a name only: the most objects a 64 MiB SBOM can hold.
+  for (let i = 0; i < tiny; i++) packages.push(`{"name":"p${i}"}`);
   for (let i = 0; i < count; i++) {
     const version = `1.${i % 13}.${i}`;
     packages.push(
@@ -60,9 +62,10 @@ export function bigSpdx(count: number): Buffer {
 export async function bigSpdxReferrer(
   count: number,
   marker: string,
+  tiny = 0,
 ): Promise<{ image: BuiltImage; referrer: BuiltImage }> {
   const image = await imageOf([
     [packageFiles.osRelease, packageFiles.apk, { name: "marker", content: marker }],
   ]);
-  return { image, referrer: referrerOf(image.descriptor, SPDX, bigSpdx(count), SPDX) };
+  return { image, referrer: referrerOf(image.descriptor, SPDX, bigSpdx(count, tiny), SPDX) };
 }

@@ -5,11 +5,12 @@ import { decompressWithin } from "../../store/blobs/index.ts";
 const DECODED_CHUNK = 256 * 1024;
 /**
  * How far a compressed layer may expand: any layer is read to 1 GiB, and past that only while
- * it stays under 1000 times the compressed bytes read (gzip cannot go much beyond 1000:1 even
- * on zeros; real layers unpack to 2–5 times their size). A bomb fails its layer, and so the scan.
+ * it stays under 100 times the compressed bytes read (real layers unpack to 2–5 times their
+ * size; a gigabyte of zeros in a large layer still passes). A bomb fails its layer, and so
+ * the scan.
  */
 export const layerExpansion = {
-  ratio: 1000,
+  ratio: 100,
   floorBytes: 1024 ** 3,
   maxBytes: Number.POSITIVE_INFINITY,
 };
