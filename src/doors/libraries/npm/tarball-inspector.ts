@@ -17,7 +17,7 @@ export interface TarballFacts {
 const maxPackageJsonBytes = 1024 * 1024;
 /**
  * Bytes unpacked per compressed byte, past the first 64 MiB: real packages unpack to a few
- * times their size (source text gzips about 4:1), a gzip bomb to 1000 times.
+ * times their size (source text gzips about 4:1), a gzip bomb of zeros to 1000 times.
  */
 export const npmExpansion = { ratio: 100, floorBytes: 64 * 1024 * 1024 };
 
