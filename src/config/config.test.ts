@@ -77,7 +77,7 @@ it("scans images unless told not to", () => {
 it("bounds each scan's packages and memory", () => {
   const defaults = resolveConfig({}, {});
   assert.equal(defaults.scanMaxPackages, 200_000);
-  assert.equal(defaults.scanMaxMemoryBytes, 320 * 1024 ** 2);
+  assert.equal(defaults.scanMaxMemoryBytes, 384 * 1024 ** 2);
   const set = resolveConfig({ scanMaxPackages: "5000" }, { LADING_SCAN_MAX_MEMORY: "1GiB" });
   assert.equal(set.scanMaxPackages, 5000);
   assert.equal(set.scanMaxMemoryBytes, 1024 ** 3);

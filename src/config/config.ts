@@ -50,7 +50,7 @@ export interface LadingConfig {
   scanImages: boolean;
   /** Packages one scanned image may list; more fails its scan. Default 200,000. */
   scanMaxPackages: number;
-  /** The scan thread's JavaScript heap; a scan that needs more fails. Default 320 MiB. */
+  /** The scan thread's JavaScript heap; a scan that needs more fails. Default 384 MiB. */
   scanMaxMemoryBytes: number;
   /** Whether manifest GETs and HEADs record `dev.lading.registry.pull.v1` events. Default true. */
   eventsPulls: boolean;
@@ -231,7 +231,7 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
   if (!/^\d{1,9}$/.test(scanMaxPackages) || Number(scanMaxPackages) < 1) {
     throw new Error(`--scan-max-packages must be a whole number from 1, got "${scanMaxPackages}"`);
   }
-  const scanMaxMemory = parseByteSize(pick("scanMaxMemory") ?? "320MiB");
+  const scanMaxMemory = parseByteSize(pick("scanMaxMemory") ?? "384MiB");
   if (scanMaxMemory.error !== undefined)
     throw new Error(`--scan-max-memory: ${scanMaxMemory.error}`);
   // Below this a single large allocation (a 64 MiB SBOM's text) can pass V8's leeway at the
@@ -286,7 +286,7 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     connections: Object.freeze(connections),
     scanImages: scanImages === "true",
     scanMaxPackages: Number(scanMaxPackages),
-    scanMaxMemoryBytes: scanMaxMemory.value ?? 320 * 1024 ** 2,
+    scanMaxMemoryBytes: scanMaxMemory.value ?? 384 * 1024 ** 2,
     eventsPulls: eventsPulls === "true",
     librariesMaxFileBytes: maxFileSize.value ?? 1024 ** 3,
     events: Object.freeze(events),

@@ -105,7 +105,7 @@ export const configFlags: FlagSpec[] = [
   {
     name: "scan-max-memory",
     value: "SIZE",
-    help: "memory the scan thread may use; a scan needing more fails (default 320MiB)",
+    help: "memory the scan thread may use; a scan needing more fails (default 384MiB)",
   },
   {
     name: "libraries-max-file-size",

@@ -16,7 +16,7 @@ export interface ScanThreadData {
 }
 
 export interface ScanThreadOptions extends ScanThreadData {
-  /** The thread's JavaScript heap, MiB; a scan that needs more fails. Default 320. */
+  /** The thread's JavaScript heap, MiB; a scan that needs more fails. Default 384. */
   maxMemoryMib?: number;
   /** The thread ends after this long without work, giving its memory back. Default 10 s. */
   idleMs?: number;
@@ -59,7 +59,7 @@ interface Waiting {
  * next call starts a new one.
  */
 export function createScanThread(options: ScanThreadOptions): ScanRunner {
-  const maxMemoryMib = options.maxMemoryMib ?? 320;
+  const maxMemoryMib = options.maxMemoryMib ?? 384;
   const idleMs = options.idleMs ?? 10_000;
   const data: ScanThreadData = {
     store: options.store,
