@@ -8,13 +8,14 @@ import { measurePullEvents } from "./pull-events-bench.ts";
 import { measureRegistry } from "./registry-bench.ts";
 import { measureReplicas } from "./replicas-bench.ts";
 import { measureSbomGeneration } from "./sbom-generation-bench.ts";
+import { measureScanIsolation } from "./scan-isolation-bench.ts";
 import { measureVulnReports } from "./vuln-report-bench.ts";
 
 /**
  * `npm run bench`: list latency (Platform core) and registry throughput (Registry), printing
  * every number, the ratio to Distribution where it is installed, and whether each target is met.
  * `npm run bench -- lists`, `-- registry`, `-- pull-events`, `-- advisories`, `-- sbom`,
- * `-- reports`, `-- events`, `-- libraries` or `-- replicas` runs one part.
+ * `-- reports`, `-- scans`, `-- events`, `-- libraries` or `-- replicas` runs one part.
  */
 const only = process.argv[2];
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -127,6 +128,22 @@ if (!only || only === "sbom") {
   for (const r of rows) {
     console.log(
       `${r.workload.padEnd(37)} ${r.value.padEnd(25)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
+    );
+  }
+}
+
+if (!only || only === "scans") {
+  const stores = (process.env.LADING_BENCH_STORES ?? "sqlite,postgres").split(",");
+  const rows = [];
+  for (const kind of ["sqlite", "postgres"] as const) {
+    if (stores.includes(kind)) rows.push(...(await measureScanIsolation(kind, log)));
+  }
+  console.log(
+    "\nstore     workload                                        value                                      target",
+  );
+  for (const r of rows) {
+    console.log(
+      `${r.store.padEnd(9)} ${r.workload.padEnd(47)} ${r.value.padEnd(42)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
     );
   }
 }

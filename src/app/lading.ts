@@ -68,9 +68,12 @@ import {
 } from "../store/metadata/index.ts";
 import { createAdvisoriesService } from "../vulnerabilities/index.ts";
 import { createImageInsightsService } from "../vulnreports/insights/index.ts";
-import { computeReport } from "../vulnreports/matching/index.ts";
 import { createVulnReportHandlers } from "../vulnreports/reports/index.ts";
-import { createScanWorker, type MatchImage } from "../vulnreports/scans/index.ts";
+import {
+  createScanWorker,
+  defaultScanBounds,
+  type MatchImage,
+} from "../vulnreports/scans/index.ts";
 import { signInEvents } from "./iam-events.ts";
 import { platformGauges } from "./platform-gauges.ts";
 
@@ -234,14 +237,17 @@ export async function startLading(
     db,
     blobs,
     log: log.child({ component: "scans" }),
-    match:
-      hooks.matchImage ??
-      (async (image) => {
-        await computeReport(db, image);
-      }),
+    match: hooks.matchImage,
     registryUrl,
     scan: config.scanImages,
     onScanned: platformMetrics.scan,
+    // Off the thread that answers requests, within bounds (docs/security.md, "Scans").
+    thread: {
+      store: { dataDir: config.dataDir, databaseUrl: config.databaseUrl },
+      blobs: { dataDir: config.dataDir, blobStoreUrl: config.blobStoreUrl },
+      maxMemoryMib: Math.floor(config.scanMaxMemoryBytes / (1024 * 1024)),
+    },
+    bounds: { ...defaultScanBounds, maxPackages: config.scanMaxPackages },
   });
   const oci = createOciDoor({
     db,

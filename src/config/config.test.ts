@@ -83,6 +83,22 @@ it("keeps generated SBOMs out of the referrers API unless told to list them", ()
   );
 });
 
+it("bounds each scan's packages and memory", () => {
+  const defaults = resolveConfig({}, {});
+  assert.equal(defaults.scanMaxPackages, 200_000);
+  assert.equal(defaults.scanMaxMemoryBytes, 384 * 1024 ** 2);
+  const set = resolveConfig({ scanMaxPackages: "5000" }, { LADING_SCAN_MAX_MEMORY: "1GiB" });
+  assert.equal(set.scanMaxPackages, 5000);
+  assert.equal(set.scanMaxMemoryBytes, 1024 ** 3);
+  assert.throws(() => resolveConfig({ scanMaxPackages: "0" }, {}), /--scan-max-packages/);
+  assert.throws(() => resolveConfig({ scanMaxPackages: "lots" }, {}), /--scan-max-packages/);
+  assert.throws(() => resolveConfig({ scanMaxMemory: "128MiB" }, {}), /at least 256MiB/);
+  assert.throws(
+    () => resolveConfig({}, { LADING_SCAN_MAX_MEMORY: "1GB" }),
+    /LADING_SCAN_MAX_MEMORY/,
+  );
+});
+
 it("derives the registry audience from the registry URL", () => {
   assert.equal(registryAudience("http://127.0.0.1:5000"), "127.0.0.1:5000");
   assert.equal(registryAudience("https://cr.example.com:443"), "cr.example.com");

@@ -53,6 +53,10 @@ export interface LadingConfig {
    * Default false: a client reads back exactly the referrers pushed.
    */
   scanSbomReferrers: boolean;
+  /** Packages one scanned image may list; more fails its scan. Default 200,000. */
+  scanMaxPackages: number;
+  /** The scan thread's JavaScript heap; a scan that needs more fails. Default 384 MiB. */
+  scanMaxMemoryBytes: number;
   /** Whether manifest GETs and HEADs record `dev.lading.registry.pull.v1` events. Default true. */
   eventsPulls: boolean;
   /** Largest file one library upload (wheel, npm tarball, Maven file) may be. Default 1 GiB. */
@@ -88,6 +92,8 @@ export interface ConfigInput {
   logFormat?: string;
   scanImages?: string;
   scanSbomReferrers?: string;
+  scanMaxPackages?: string;
+  scanMaxMemory?: string;
   eventsPulls?: string;
   librariesMaxFileSize?: string;
   eventsAllowHttpLoopback?: string;
@@ -123,6 +129,8 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   logFormat: "LADING_LOG_FORMAT",
   scanImages: "LADING_SCAN_IMAGES",
   scanSbomReferrers: "LADING_SCAN_SBOM_REFERRERS",
+  scanMaxPackages: "LADING_SCAN_MAX_PACKAGES",
+  scanMaxMemory: "LADING_SCAN_MAX_MEMORY",
   eventsPulls: "LADING_EVENTS_PULLS",
   librariesMaxFileSize: "LADING_LIBRARIES_MAX_FILE_SIZE",
   eventsAllowHttpLoopback: "LADING_EVENTS_ALLOW_HTTP_LOOPBACK",
@@ -234,6 +242,18 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
   if (scanSbomReferrers !== "true" && scanSbomReferrers !== "false") {
     throw new Error(`--scan-sbom-referrers must be true or false, got "${scanSbomReferrers}"`);
   }
+  const scanMaxPackages = pick("scanMaxPackages") ?? "200000";
+  if (!/^\d{1,9}$/.test(scanMaxPackages) || Number(scanMaxPackages) < 1) {
+    throw new Error(`--scan-max-packages must be a whole number from 1, got "${scanMaxPackages}"`);
+  }
+  const scanMaxMemory = parseByteSize(pick("scanMaxMemory") ?? "384MiB");
+  if (scanMaxMemory.error !== undefined)
+    throw new Error(`--scan-max-memory: ${scanMaxMemory.error}`);
+  // Below this a single large allocation (a 64 MiB SBOM's text) can pass V8's leeway at the
+  // limit, which aborts the whole process instead of ending the scan thread.
+  if ((scanMaxMemory.value ?? 0) < 256 * 1024 ** 2) {
+    throw new Error("--scan-max-memory must be at least 256MiB");
+  }
   const eventsPulls = pick("eventsPulls") ?? "true";
   if (eventsPulls !== "true" && eventsPulls !== "false") {
     throw new Error(`--events-pulls must be true or false, got "${eventsPulls}"`);
@@ -281,6 +301,8 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     connections: Object.freeze(connections),
     scanImages: scanImages === "true",
     scanSbomReferrers: scanSbomReferrers === "true",
+    scanMaxPackages: Number(scanMaxPackages),
+    scanMaxMemoryBytes: scanMaxMemory.value ?? 384 * 1024 ** 2,
     eventsPulls: eventsPulls === "true",
     librariesMaxFileBytes: maxFileSize.value ?? 1024 ** 3,
     events: Object.freeze(events),

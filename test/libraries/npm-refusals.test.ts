@@ -3,6 +3,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { get as httpGet, type IncomingHttpHeaders, request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { gunzipSync } from "node:zlib";
+import { gzipTarBomb } from "../support/gzip-bombs.ts";
 import { holder } from "../support/iam-fixtures.ts";
 import {
   type PublishDocument,
@@ -240,6 +241,28 @@ for (const pair of registryPairs) {
         d._attachments = { "evil.tgz": d._attachments["trav-1.0.0.tgz"] };
       });
       await refused("trav", "1.0.0", other, 400, /must be named trav-1\.0\.0\.tgz/);
+    });
+
+    it("refuses a gzip bomb (4 MB unpacking to 4 GiB) with 400 after a small decompression budget", async () => {
+      const packageJson = JSON.stringify({ name: "bomb", version: "1.0.0" });
+      const bomb = gzipTarBomb(4096, { "package/package.json": packageJson }, "package/zeros");
+      const body = JSON.stringify(publishDocument("bomb", "1.0.0", bomb));
+      const cpu = process.cpuUsage();
+      const start = performance.now();
+      const res = await put("bomb", body);
+      const seconds = (performance.now() - start) / 1000;
+      const used = process.cpuUsage(cpu);
+      const cpuSeconds = (used.user + used.system) / 1e6;
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.match(
+        res.body.error ?? "",
+        /^the attachment unpacks to more than 67108864 bytes from \d+ compressed bytes/,
+      );
+      // Unpacking all 4 GiB took 14.8 CPU-seconds; the budget stops at 64 MiB (about 0.3 s).
+      // Loose bounds for a loaded machine, and the client's own work counts too.
+      assert.ok(cpuSeconds < 4, `${cpuSeconds.toFixed(2)} CPU-seconds`);
+      assert.ok(seconds < 15, `${seconds.toFixed(1)} s`);
+      await assertInvisible("bomb", "1.0.0");
     });
 
     it("refuses deep nesting and bodies over the limits with 413", async () => {

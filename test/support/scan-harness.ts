@@ -16,11 +16,12 @@ export interface ScanHarness {
   matched: string[];
   oci(): OciClient;
   scanOf(digest: string): Promise<ScanRow | undefined>;
-  /** The scan row once it is in `state` and satisfies `also`; fails after 15 s. */
+  /** The scan row once it is in `state` and satisfies `also`; fails after `ms` (15 s). */
   settled(
     digest: string,
     state: "done" | "failed",
     also?: (row: ScanRow) => boolean,
+    ms?: number,
   ): Promise<ScanRow>;
   packagesOf(digest: string): Promise<PackageRow[]>;
   sbomsOf(digest: string): Promise<SbomRow[]>;
@@ -57,20 +58,22 @@ export interface ReferrerEntry {
   annotations?: Record<string, string>;
 }
 
-/** Registers before/after hooks starting Lading on `pair` with a recording matcher. */
-export function scanHarness(pair: RegistryPair): ScanHarness {
+/**
+ * Registers before/after hooks starting Lading on `pair` with a recording matcher, and
+ * `config` (default settings unless given).
+ */
+export function scanHarness(
+  pair: RegistryPair,
+  config: Parameters<typeof startRegistryServer>[1] = {},
+): ScanHarness {
   let server: RegistryTestServer | undefined;
   const matched: string[] = [];
   before(async () => {
-    server = await startRegistryServer(
-      pair,
-      {},
-      {
-        matchImage: async ({ digest }) => {
-          matched.push(digest);
-        },
+    server = await startRegistryServer(pair, config, {
+      matchImage: async ({ digest }) => {
+        matched.push(digest);
       },
-    );
+    });
   });
   after(() => server?.close());
   const h: ScanHarness = {
@@ -81,11 +84,15 @@ export function scanHarness(pair: RegistryPair): ScanHarness {
     matched,
     oci: () => ociClient(h.r.registryUrl, h.r.ownerToken),
     scanOf: (digest) => scanRow(h.r.server.lading.store.db, digest),
-    settled: (digest, state, also = () => true) =>
-      waitFor(`${digest} ${state}`, async () => {
-        const row = await h.scanOf(digest);
-        return row && row.state === state && also(row) ? row : undefined;
-      }),
+    settled: (digest, state, also = () => true, ms = 15_000) =>
+      waitFor(
+        `${digest} ${state}`,
+        async () => {
+          const row = await h.scanOf(digest);
+          return row && row.state === state && also(row) ? row : undefined;
+        },
+        ms,
+      ),
     packagesOf: (digest) =>
       h.r.server.lading.store.db
         .selectFrom("image_packages")

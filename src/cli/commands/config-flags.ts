@@ -105,6 +105,16 @@ export const configFlags: FlagSpec[] = [
     choices: ["true", "false"],
   },
   {
+    name: "scan-max-packages",
+    value: "N",
+    help: "packages one scanned image may list; more fails its scan (default 200000)",
+  },
+  {
+    name: "scan-max-memory",
+    value: "SIZE",
+    help: "memory the scan thread may use; a scan needing more fails (default 384MiB)",
+  },
+  {
     name: "libraries-max-file-size",
     value: "SIZE",
     help: "largest file one library upload may be, e.g. 512MiB (default 1GiB)",
@@ -184,6 +194,8 @@ export function configFromFlags(parsed: ParsedArgs): ConfigInput {
     logFormat: text("log-format"),
     scanImages: text("scan-images"),
     scanSbomReferrers: text("scan-sbom-referrers"),
+    scanMaxPackages: text("scan-max-packages"),
+    scanMaxMemory: text("scan-max-memory"),
     eventsPulls: text("events-pulls"),
     librariesMaxFileSize: text("libraries-max-file-size"),
     eventsAllowHttpLoopback:

@@ -1,7 +1,19 @@
 import { PassThrough, pipeline, type Readable, type Transform } from "node:stream";
 import { createGunzip, createZstdDecompress } from "node:zlib";
+import { decompressWithin } from "../../store/blobs/index.ts";
 
 const DECODED_CHUNK = 256 * 1024;
+/**
+ * How far a compressed layer may expand: any layer is read to 1 GiB, and past that only while
+ * it stays under 100 times the compressed bytes read (real layers unpack to 2–5 times their
+ * size; a gigabyte of zeros in a large layer still passes). A bomb fails its layer, and so
+ * the scan.
+ */
+export const layerExpansion = {
+  ratio: 100,
+  floorBytes: 1024 ** 3,
+  maxBytes: Number.POSITIVE_INFINITY,
+};
 
 /** How a layer blob is compressed. */
 export type LayerCompression = "gzip" | "zstd" | "none";
@@ -48,8 +60,11 @@ export function decompressLayer(
       : compression === "zstd"
         ? createZstdDecompress({ chunkSize: DECODED_CHUNK })
         : new PassThrough();
-  // pipeline rather than pipe: a failing source must destroy the decoder, or a reader would
-  // wait forever for the end of a tar that never comes.
-  pipeline(stream, decoder, () => {});
-  return { stream: decoder };
+  if (compression === "none") {
+    // pipeline rather than pipe: a failing source must destroy the decoder, or a reader would
+    // wait forever for the end of a tar that never comes.
+    pipeline(stream, decoder, () => {});
+    return { stream: decoder };
+  }
+  return { stream: decompressWithin(stream, decoder, layerExpansion) };
 }

@@ -1,5 +1,6 @@
 export type { PushedManifest } from "./pushed-manifest.ts";
 export { enqueuePushed, queueActionOf } from "./scan-queue.ts";
+export { defaultScanBounds, type ScanBounds } from "./scan-runner.ts";
 export {
   createScanWorker,
   type MatchImage,

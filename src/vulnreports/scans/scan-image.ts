@@ -23,6 +23,8 @@ export interface ScanEnv {
   registryUrl: string;
   toolVersion: string;
   signal: AbortSignal;
+  /** Packages one image may list; more fails the scan (default 200,000). */
+  bounds?: { maxPackages: number };
 }
 
 /** One SBOM recorded for the image (an `image_sboms` row without times). */
@@ -112,8 +114,16 @@ export async function scanImage(
     packageCount: s.document?.packages.length ?? 0,
   }));
   const winner = pushed.findLast((s) => s.document !== undefined);
+  const maxPackages = env.bounds?.maxPackages ?? DEFAULT_MAX_PACKAGES;
   if (winner?.document) {
     const packages = winner.document.packages;
+    if (packages.length > maxPackages) {
+      return {
+        kind: "failed",
+        reason: tooMany("the SBOM lists", packages.length, maxPackages),
+        sboms,
+      };
+    }
     return {
       kind: "done",
       sboms,
@@ -129,6 +139,14 @@ export async function scanImage(
 
   const scan = await scanLayersOf(blobs, manifest.layers, env.signal);
   if (scan.error !== undefined) return { kind: "failed", reason: scan.error, sboms };
+  if (scan.value.packages.length > maxPackages) {
+    const reason = tooMany(
+      "the image's package databases list",
+      scan.value.packages.length,
+      maxPackages,
+    );
+    return { kind: "failed", reason, sboms };
+  }
   const path = await repoPath(db, repoUid);
   const sbomDigest = await storeGeneratedSbom(
     db,
@@ -175,6 +193,12 @@ export async function scanImage(
       origin: p.origin ?? "",
     })),
   };
+}
+
+const DEFAULT_MAX_PACKAGES = 200_000;
+
+function tooMany(what: string, count: number, max: number): string {
+  return `${what} ${count} packages, more than the ${max} a scan may hold (--scan-max-packages)`;
 }
 
 function platformOf(config: Record<string, unknown>): { architecture: string; os: string } {

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
-import type { SbomRecord, ScanOutcome } from "./scan-image.ts";
+import { finishBigScan, finishScan, recordSboms } from "./finish-scan.ts";
+import type { ScanOutcome } from "./scan-image.ts";
 import { requeue } from "./scan-queue.ts";
 
 /** One claimed queue row: the claim time is the claim's token. */
@@ -18,8 +19,13 @@ export async function settleScan(
   db: Kysely<MetadataSchema>,
   key: ScanKey,
   outcome: ScanOutcome,
+  rowsPerTransaction = Number.POSITIVE_INFINITY,
 ): Promise<boolean> {
-  if (outcome.kind === "done") return finishScan(db, key, outcome);
+  if (outcome.kind === "done") {
+    return outcome.packages.length > rowsPerTransaction
+      ? finishBigScan(db, key, outcome, rowsPerTransaction)
+      : finishScan(db, key, outcome);
+  }
   if (outcome.kind === "attestation") {
     await recordAttestation(db, key.repoUid, key.digest, outcome.images);
   }
@@ -94,99 +100,6 @@ export async function releaseClaim(db: Kysely<MetadataSchema>, key: ScanKey): Pr
     .where("digest", "=", key.digest)
     .where("claim_time", "=", key.claim)
     .execute();
-}
-
-/** Rows per INSERT: well under SQLite's and PostgreSQL's bound-parameter limits. */
-const CHUNK = 500;
-
-/** Records the SBOMs a scan read, replacing what an earlier scan recorded for each. */
-export async function recordSboms(
-  db: Kysely<MetadataSchema>,
-  repoUid: string,
-  imageDigest: string,
-  sboms: readonly SbomRecord[],
-): Promise<void> {
-  const time = new Date().toISOString();
-  for (const s of sboms) {
-    await db
-      .insertInto("image_sboms")
-      .values({
-        repo_uid: repoUid,
-        image_digest: imageDigest,
-        sbom_digest: s.sbomDigest,
-        source: s.source,
-        format: s.format,
-        state: s.state,
-        reason: s.reason,
-        package_count: s.packageCount,
-        create_time: time,
-      })
-      .onConflict((oc) =>
-        oc.columns(["repo_uid", "image_digest", "sbom_digest"]).doUpdateSet({
-          format: s.format,
-          state: s.state,
-          reason: s.reason,
-          package_count: s.packageCount,
-        }),
-      )
-      .execute();
-  }
-}
-
-/**
- * Writes a finished scan in one transaction: the image's row (only while this worker's claim
- * holds: a pushed SBOM resets the claim, and that scan's result is then discarded), its
- * packages in place of the previous ones, and its SBOMs. False when the claim was lost.
- */
-export async function finishScan(
-  db: Kysely<MetadataSchema>,
-  key: ScanKey,
-  outcome: Extract<ScanOutcome, { kind: "done" }>,
-): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const updated = await trx
-      .updateTable("image_scans")
-      .set({
-        state: "done",
-        reason: outcome.reason,
-        rematch: 0,
-        attempts: 0,
-        claim_time: null,
-        sbom_digest: outcome.sbomDigest,
-        sbom_source: outcome.sbomSource,
-        architecture: outcome.architecture,
-        os: outcome.os,
-        distro: outcome.distro,
-        size: outcome.size,
-        update_time: new Date().toISOString(),
-      })
-      .where("repo_uid", "=", key.repoUid)
-      .where("digest", "=", key.digest)
-      .where("state", "=", "scanning")
-      .where("claim_time", "=", key.claim)
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) !== 1) return false;
-    await trx
-      .deleteFrom("image_packages")
-      .where("repo_uid", "=", key.repoUid)
-      .where("image_digest", "=", key.digest)
-      .execute();
-    for (let i = 0; i < outcome.packages.length; i += CHUNK) {
-      await trx
-        .insertInto("image_packages")
-        .values(
-          outcome.packages.slice(i, i + CHUNK).map((p) => ({
-            repo_uid: key.repoUid,
-            image_digest: key.digest,
-            sbom_digest: outcome.sbomDigest,
-            ...p,
-          })),
-        )
-        .execute();
-    }
-    await recordSboms(trx, key.repoUid, key.digest, outcome.sboms);
-    return true;
-  });
 }
 
 /**

@@ -4,9 +4,16 @@ import type { Logger } from "pino";
 import type { BlobStore } from "../../store/blobs/index.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import type { PushedManifest } from "./pushed-manifest.ts";
-import { type ScanOutcome, scanImage } from "./scan-image.ts";
 import { enqueuePushed } from "./scan-queue.ts";
 import { recordRetry, releaseClaim, type ScanKey, settleScan } from "./scan-results.ts";
+import {
+  defaultScanBounds,
+  inProcessRunner,
+  type ScanBounds,
+  type ScanRunner,
+  type ScanSummary,
+} from "./scan-runner.ts";
+import { createScanThread, ScanOutOfMemory, type ScanThreadOptions } from "./scan-thread.ts";
 
 /** Computes an image's vulnerability report from its packages (the matching library). */
 export type MatchImage = (image: { repoUid: string; digest: string }) => Promise<void>;
@@ -16,7 +23,14 @@ export interface ScanWorkerOptions {
   blobs: BlobStore;
   /** A logger without request context; nothing secret is logged. */
   log: Logger;
-  match: MatchImage;
+  /** Replaces the runner's matching (tests record the calls). */
+  match?: MatchImage;
+  /** Runs the scans and matches; default: on `thread` when given, else on this thread. */
+  runner?: ScanRunner;
+  /** Scans and matches run on a thread of their own, opened with these (the server's way). */
+  thread?: Pick<ScanThreadOptions, "store" | "blobs" | "maxMemoryMib" | "idleMs">;
+  /** Bounds on each scan. */
+  bounds?: ScanBounds;
   /** The registry URL, named in generated SBOMs. */
   registryUrl: string;
   /** Written into generated SBOMs as `Tool: lading-<version>`; default package.json's. */
@@ -60,10 +74,21 @@ class WorkerClosed extends Error {}
  * replica is taken over once older than the scan time limit.
  */
 export function createScanWorker(options: ScanWorkerOptions): ScanWorker {
-  const { db, blobs, log, match } = options;
+  const { db, blobs, log } = options;
   const pollMs = options.pollMs ?? 5_000;
   const timeoutMs = options.scanTimeoutMs ?? 15 * 60_000;
   const toolVersion = options.toolVersion ?? packageVersion();
+  const stores = {
+    registryUrl: options.registryUrl,
+    toolVersion,
+    bounds: options.bounds ?? defaultScanBounds,
+  };
+  const runner =
+    options.runner ??
+    (options.thread
+      ? createScanThread({ ...stores, ...options.thread })
+      : inProcessRunner({ ...stores, db, blobs }));
+  const match = options.match ?? runner.match;
   const retryDelayMs = options.retryDelayMs ?? 10_000;
   let closed = false;
   let woken = false;
@@ -179,52 +204,47 @@ export function createScanWorker(options: ScanWorkerOptions): ScanWorker {
     inFlight = controller;
     const timer = setTimeout(() => controller.abort(new ScanTimeout()), timeoutMs);
     const started = performance.now();
-    let outcome: ScanOutcome;
+    let summary: ScanSummary;
     try {
-      const { registryUrl } = options;
-      const env = { db, blobs, registryUrl, toolVersion, signal: controller.signal };
-      outcome = await Promise.race([scanImage(env, repoUid, digest), aborted(controller.signal)]);
+      summary = await runner.scan(key, controller.signal);
     } catch (err) {
       const reason = controller.signal.reason;
       if (reason instanceof WorkerClosed) return await release(key);
       if (reason instanceof ScanTimeout) {
-        outcome = {
-          kind: "failed",
-          reason: `the scan took longer than the ${timeoutMs / 1000} s allowed`,
-          sboms: [],
-        };
-      } else return await retryLater(key, err);
+        return await fail(key, `the scan took longer than the ${timeoutMs / 1000} s allowed`);
+      }
+      if (err instanceof ScanOutOfMemory) return await fail(key, err.message);
+      return await retryLater(key, err);
     } finally {
       clearTimeout(timer);
       inFlight = undefined;
     }
     const ms = Math.round(performance.now() - started);
-    try {
-      await settle(key, outcome, ms);
-    } catch (err) {
-      return await retryLater(key, err);
-    }
+    const { kind, reason } = summary;
     // An attestation or a vanished image is not a scan of an image: not counted.
-    if (outcome.kind === "done" || outcome.kind === "failed") {
-      options.onScanned?.(outcome.kind, ms / 1000);
-    }
-  }
-
-  /** Writes what a scan found (or why it failed), then has the image matched. */
-  async function settle(key: ScanKey, outcome: ScanOutcome, ms: number) {
-    const { repoUid, digest } = key;
-    const written = await settleScan(db, key, outcome);
-    if (outcome.kind === "failed") {
-      log.info({ repoUid, digest, reason: outcome.reason, ms }, "image scan failed");
-    } else if (outcome.kind === "done" && written) {
+    if (kind === "done" || kind === "failed") options.onScanned?.(kind, ms / 1000);
+    if (kind === "failed") {
+      log.info({ repoUid, digest, reason, ms }, "image scan failed");
+    } else if (kind === "done" && summary.written) {
       log.info(
-        { repoUid, digest, sbom: outcome.sbomSource, packages: outcome.packages.length, ms },
+        { repoUid, digest, sbom: summary.sbomSource, packages: summary.packages, ms },
         "image scanned",
       );
       await runMatch(repoUid, digest);
-    } else if (outcome.kind === "gone") {
-      log.debug({ repoUid, digest, reason: outcome.reason }, "not scanned");
+    } else if (kind === "gone") {
+      log.debug({ repoUid, digest, reason }, "not scanned");
     }
+  }
+
+  /** A scan stopped by a bound: failed with the bound's reason. */
+  async function fail(key: ScanKey, reason: string) {
+    log.info({ repoUid: key.repoUid, digest: key.digest, reason }, "image scan failed");
+    try {
+      await settleScan(db, key, { kind: "failed", reason, sboms: [] });
+    } catch (err) {
+      return await retryLater(key, err);
+    }
+    options.onScanned?.("failed");
   }
 
   /** A store error: back to the queue after a delay, or failed after the last attempt. */
@@ -267,15 +287,9 @@ export function createScanWorker(options: ScanWorkerOptions): ScanWorker {
       inFlight?.abort(new WorkerClosed());
       wake();
       await running;
+      await runner.close();
     },
   };
-}
-
-function aborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-  });
 }
 
 function packageVersion(): string {

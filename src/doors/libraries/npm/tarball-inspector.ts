@@ -1,7 +1,9 @@
 import type { Readable } from "node:stream";
+import { finished } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import tar from "tar-stream";
 import { LibraryError } from "../../../libraries/index.ts";
+import { DecompressionBudgetExceeded, decompressWithin } from "../../../store/blobs/index.ts";
 
 /** What an npm tarball says about itself. */
 export interface TarballFacts {
@@ -13,25 +15,42 @@ export interface TarballFacts {
 
 /** Largest package.json read from a tarball. */
 const maxPackageJsonBytes = 1024 * 1024;
+/**
+ * Bytes unpacked per compressed byte, past the first 64 MiB: real packages unpack to a few
+ * times their size (source text gzips about 4:1), a gzip bomb of zeros to 1000 times.
+ */
+export const npmExpansion = { ratio: 100, floorBytes: 64 * 1024 * 1024 };
 
 /**
  * Reads a gzip tar as it streams past (nothing is kept but package.json) and returns its
  * package.json and the counts npm shows as `dist.fileCount` and `dist.unpackedSize`. The whole
- * stream is read, so a truncated or corrupt gzip fails here. `maxUnpackedBytes` bounds the
- * work a small, highly compressed upload can cause.
+ * stream is read, so a truncated or corrupt gzip fails here. The decompression budget
+ * ({@link npmExpansion}, and `maxUnpackedBytes` in all) bounds the work a small, highly
+ * compressed upload can cause: past it the upload is refused at once (400).
  */
 export async function inspectTarball(
   source: Readable,
   maxUnpackedBytes: number,
 ): Promise<TarballFacts> {
-  const gunzip = createGunzip();
   const extract = tar.extract();
   const notTar = (why: string) => new LibraryError(400, `the attachment is not a gzip tar: ${why}`);
-  source.on("error", (error) => gunzip.destroy(error));
-  gunzip.on("error", (error) =>
-    extract.destroy(error instanceof LibraryError ? error : notTar(error.message)),
-  );
-  source.pipe(gunzip).pipe(extract);
+  const unpacked = decompressWithin(source, createGunzip(), {
+    ...npmExpansion,
+    maxBytes: maxUnpackedBytes,
+  });
+  const refusal = (error: Error) =>
+    error instanceof DecompressionBudgetExceeded
+      ? new LibraryError(400, `the attachment ${error.message}`)
+      : error instanceof LibraryError
+        ? error
+        : notTar(error.message);
+  // The tar may end (its end-of-archive blocks) before the gzip does: what follows is still
+  // read, within the budget, and its failure still refuses the upload.
+  const drained = finished(unpacked);
+  drained.catch(() => {});
+  unpacked.on("error", (error) => extract.destroy(refusal(error)));
+  extract.on("error", () => {});
+  unpacked.pipe(extract);
   let packageJson: Buffer | undefined;
   let fileCount = 0;
   let unpackedSize = 0;
@@ -57,9 +76,12 @@ export async function inspectTarball(
       }
       entry.resume();
     }
+    unpacked.resume();
+    await drained.catch((error: Error) => {
+      throw refusal(error);
+    });
   } catch (error) {
-    source.unpipe(gunzip);
-    source.resume();
+    unpacked.destroy();
     if (error instanceof LibraryError) throw error;
     throw notTar((error as Error).message);
   }

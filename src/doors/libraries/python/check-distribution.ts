@@ -1,9 +1,12 @@
-import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import tar from "tar-stream";
 import { normalizePythonName, normalizePythonVersion } from "../../../libraries/index.ts";
-import type { BlobStore } from "../../../store/blobs/index.ts";
+import {
+  type BlobStore,
+  DecompressionBudgetExceeded,
+  decompressWithin,
+} from "../../../store/blobs/index.ts";
 import type { PythonFileKind } from "./python-file-name.ts";
 import { readZipDirectory, readZipMember } from "./zip-directory.ts";
 
@@ -12,8 +15,9 @@ const maxMetadataBytes = 16 * 1024 * 1024;
 /** Longest summary kept from METADATA. */
 const maxSummary = 2000;
 /**
- * A gzip that expands beyond this many times its size is refused, not unpacked on; and beyond
- * the caller's flat bound whatever its size, as npm tarballs are (maxFileBytes × 8).
+ * A gzip whose output passes this many times the bytes read so far (after 64 MiB) is refused,
+ * not unpacked on; and beyond the caller's flat bound whatever its size, as npm tarballs are
+ * (maxFileBytes × 8).
  */
 const maxExpansion = 200;
 
@@ -40,7 +44,7 @@ export async function checkDistribution(
   maxUnpackedBytes: number,
 ): Promise<{ value?: DistributionFacts; error?: string }> {
   if (file.kind === "sdist" && file.filename.toLowerCase().endsWith(".tar.gz")) {
-    const read = await checkTarGz(blobs, file.digest, file.size, maxUnpackedBytes);
+    const read = await checkTarGz(blobs, file.digest, maxUnpackedBytes);
     if (read.error !== undefined) return { error: `${file.filename}: ${read.error}` };
     return { value: sdistFacts(read.pkgInfo, project) };
   }
@@ -107,18 +111,8 @@ function parseMetadataHeaders(text: string): Map<string, string> {
 async function checkTarGz(
   blobs: BlobStore,
   digest: string,
-  size: number,
   maxUnpackedBytes: number,
 ): Promise<{ error?: string; pkgInfo?: string }> {
-  const limit = Math.min(Math.max(64 * 1024 * 1024, size * maxExpansion), maxUnpackedBytes);
-  let expanded = 0;
-  const bound = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      expanded += chunk.length;
-      if (expanded > limit) done(new Error(`expands beyond ${limit} bytes`));
-      else done(null, chunk);
-    },
-  });
   const extract = tar.extract();
   let entries = 0;
   let pkgInfo: string | undefined;
@@ -138,11 +132,16 @@ async function checkTarGz(
     }
   })();
   try {
-    await Promise.all([pipeline(await blobs.get(digest), createGunzip(), bound, extract), reading]);
+    const unpacked = decompressWithin(await blobs.get(digest), createGunzip(), {
+      ratio: maxExpansion,
+      floorBytes: 64 * 1024 * 1024,
+      maxBytes: maxUnpackedBytes,
+    });
+    await Promise.all([pipeline(unpacked, extract), reading]);
   } catch (error) {
     extract.destroy();
     await reading.catch(() => undefined);
-    if (expanded > limit) return { error: `unpacks to more than ${limit} bytes` };
+    if (error instanceof DecompressionBudgetExceeded) return { error: error.message };
     return { error: `not a gzip tar archive (${(error as Error).message})` };
   }
   return entries === 0 ? { error: "the tar archive is empty" } : { pkgInfo };

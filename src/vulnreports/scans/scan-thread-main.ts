@@ -1,0 +1,49 @@
+// The scan thread of createScanThread: runs the scans and matches it is sent, one at a time,
+// through its own connections to the metadata and blob stores, off the thread that answers
+// requests.
+import { parentPort, workerData } from "node:worker_threads";
+import { sql } from "kysely";
+import { createBlobStore } from "../../store/blobs/index.ts";
+import { createMetadataStore } from "../../store/metadata/index.ts";
+import { computeReport } from "../matching/index.ts";
+import { runScan } from "./scan-runner.ts";
+import type { ScanThreadData, ThreadReply, ThreadRequest } from "./scan-thread.ts";
+
+const port = parentPort;
+if (!port) throw new Error("scan-thread-main.ts runs as a worker thread");
+const data = workerData as ScanThreadData;
+const store = createMetadataStore({ ...data.store, poolSize: 2 });
+// The server's own transactions (an advisory import, say) may hold SQLite's write lock for
+// seconds: this thread waits them out rather than failing the scan.
+const ready = (async () => {
+  if (store.dialect === "sqlite") {
+    await sql`PRAGMA busy_timeout = 60000`.execute(store.db);
+    // The scan mostly appends: 8 MiB of page cache, not the request thread's 64 MiB, keeps the
+    // thread's memory to its heap.
+    await sql`PRAGMA cache_size = -8192`.execute(store.db);
+  }
+  return createBlobStore(data.blobs);
+})();
+
+let turn: Promise<void> = Promise.resolve();
+port.on("message", (message: ThreadRequest) => {
+  turn = turn.then(async () => {
+    try {
+      const blobs = await ready;
+      if (message.op === "scan") {
+        const stores = { ...data, db: store.db, blobs };
+        const value = await runScan(stores, message.key, new AbortController().signal);
+        reply({ id: message.id, value });
+      } else {
+        await computeReport(store.db, message.image);
+        reply({ id: message.id });
+      }
+    } catch (error) {
+      reply({ id: message.id, error: error instanceof Error ? error.message : String(error) });
+    }
+  });
+});
+
+function reply(message: ThreadReply) {
+  port?.postMessage(message);
+}
