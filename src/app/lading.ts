@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { createSecurityAdvisoryService } from "../advisory/index.ts";
@@ -37,6 +37,14 @@ import {
   federationGroupCheck,
 } from "../iam/index.ts";
 import { createArtifactsService } from "../libraries/index.ts";
+import {
+  type CollectStep,
+  createLifecycleMetrics,
+  type GcScheduler,
+  startGcScheduler,
+  totalStored,
+  usageByOrg,
+} from "../lifecycle/index.ts";
 import { createListEngine, createPageTokens } from "../lists/index.ts";
 import { createOutboundGuard, type Resolver } from "../outbound/index.ts";
 import { createPingService } from "../ping/index.ts";
@@ -98,6 +106,8 @@ export interface RunningLading {
   blobs: BlobStore;
   tokens: TokenIssuer;
   log: Logger;
+  /** This replica's garbage collector. */
+  gc: GcScheduler;
   /** Stops accepting, finishes requests in flight, then closes the store. */
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
@@ -115,6 +125,8 @@ export interface LadingHooks {
    * that resolve to loopback without touching the machine's resolver.
    */
   resolve?: Resolver;
+  /** Steps each garbage collection runs first, under its lease (retention policies). */
+  beforeCollect?: CollectStep[];
 }
 
 /** Opens and migrates the metadata store, then serves the API listener. */
@@ -228,7 +240,12 @@ export async function startLading(
     registryUrl,
     scan: config.scanImages,
   });
+  const lifecycleMetrics = createLifecycleMetrics({
+    total: () => totalStored(db),
+    perOrg: () => usageByOrg(db),
+  });
   const oci = createOciDoor({
+    metricsRegistries: [lifecycleMetrics.registry],
     db,
     blobs,
     tokens,
@@ -307,6 +324,19 @@ export async function startLading(
     intervalMs: hooks.eventsPruneIntervalMs,
     log,
   });
+  // Every replica schedules; the lease lets one collect at a time (DESIGN §8).
+  const gc = startGcScheduler({
+    db,
+    blobs,
+    log: log.child({ component: "gc" }),
+    intervalMs: config.gc.intervalMs,
+    graceMs: config.gc.graceMs,
+    historyRetentionMs: config.gc.historyRetentionMs,
+    holder: randomUUID(),
+    beforeCollect: hooks.beforeCollect,
+    sweepUploads: () => oci.sweep(),
+    onReport: lifecycleMetrics.collected,
+  });
   ready = true;
   log.info({ apiUrl, registryUrl, store: store.dialect }, "lading serving");
   return {
@@ -317,6 +347,7 @@ export async function startLading(
     blobs,
     tokens,
     log,
+    gc,
     async close(options) {
       ready = false;
       const timeoutMs = options?.timeoutMs ?? 30_000;
@@ -325,6 +356,7 @@ export async function startLading(
         registryListener.close({ timeoutMs }),
         dispatcher?.close(Math.min(timeoutMs, config.events.timeoutMs)),
         pruner.close(),
+        gc.close(),
       ]);
       outbound.close();
       // After the listeners: the pull events of the last requests are written before the store closes.

@@ -2,8 +2,10 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { Socket } from "node:net";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
+import type { Registry } from "prom-client";
 import type { TokenIssuer } from "../../auth/index.ts";
 import { createPullRecorder, type PullWriter } from "../../events/index.ts";
+import { checkQuota, QuotaExceededError } from "../../lifecycle/index.ts";
 import type { TermsGate } from "../../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../../rpc/index.ts";
 import type { BlobStore, BlobStoreDriver } from "../../store/blobs/index.ts";
@@ -62,6 +64,8 @@ export interface OciDoorOptions {
   pullWriter?: PullWriter;
   /** The PostgreSQL pool's figures for /metrics; absent on SQLite. */
   pool?: RegistryGauges["pool"];
+  /** Further metrics served at /metrics (the collector's and the storage gauges). */
+  metricsRegistries?: Registry[];
   /** Told of every committed manifest push (see OciContext). */
   onManifestPushed?: OciContext["onManifestPushed"];
   /**
@@ -124,6 +128,17 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     log,
     onManifestPushed: options.onManifestPushed,
     registryUrl: options.registryUrl,
+    quota: {
+      async check(repo, added) {
+        try {
+          await checkQuota(db, options.registryUrl, repo.root_uid, added);
+        } catch (error) {
+          if (!(error instanceof QuotaExceededError)) throw error;
+          const { used, quota, attempted } = error;
+          throw ociError(403, "DENIED", error.message, { used, quota, attempted });
+        }
+      },
+    },
     pulls:
       options.eventsPulls === false
         ? undefined
@@ -167,7 +182,10 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     }
     if (path === "/metrics" && method === "GET") {
       if (note) note.route = "metrics";
-      const text = await metrics.registry.metrics();
+      const texts = [metrics.registry, ...(options.metricsRegistries ?? [])].map((m) =>
+        m.metrics(),
+      );
+      const text = (await Promise.all(texts)).join("\n");
       r.res.statusCode = 200;
       r.res.setHeader("content-type", metrics.registry.contentType);
       r.res.end(text);

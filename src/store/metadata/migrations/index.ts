@@ -10,6 +10,7 @@ import * as libraries from "./0008-libraries.ts";
 import * as eventRetention from "./0009-event-retention.ts";
 import * as orgVulnerabilities from "./0010-org-vulnerabilities.ts";
 import * as libraryDeprecations from "./0012-library-deprecations.ts";
+import * as registryGc from "./0013-registry-gc.ts";
 
 /** Every migration, in order. Names never change once released. */
 export const migrationProvider: MigrationProvider = {
@@ -26,6 +27,7 @@ export const migrationProvider: MigrationProvider = {
       "0009-event-retention": eventRetention,
       "0010-org-vulnerabilities": orgVulnerabilities,
       "0012-library-deprecations": libraryDeprecations,
+      "0013-registry-gc": registryGc,
     };
   },
 };
