@@ -40,6 +40,7 @@ import { createArtifactsService } from "../libraries/index.ts";
 import {
   type CollectStep,
   createLifecycleMetrics,
+  createStorageService,
   type GcScheduler,
   startGcScheduler,
   totalStored,
@@ -171,6 +172,7 @@ export async function startLading(
       createExternalGroupRoleMappingsService(ctx),
       createAccountAssociationsService(ctx),
       createReposService(registry),
+      createStorageService(registry),
       createTagsService(registry),
       createImagesService(registry),
       // The registry URL is known once its listener is bound, before any request is served.

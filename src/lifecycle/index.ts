@@ -8,4 +8,5 @@ export * from "./lease.ts";
 export * from "./manifest-refs.ts";
 export * from "./quota.ts";
 export * from "./row-locks.ts";
+export * from "./storage-service.ts";
 export * from "./usage.ts";
