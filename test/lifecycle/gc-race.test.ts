@@ -59,7 +59,7 @@ for (const pair of registryPairs) {
           reports.push(await gc.runNow("test", false));
           // With no grace window, whatever a push uploaded before a collection started is
           // garbage until its manifest lands: a pause lets pushes finish between collections.
-          await setTimeout(Math.random() * 250);
+          await setTimeout(Math.random() * 600);
         }
       })();
 
