@@ -167,6 +167,7 @@ export function createReposService(ctx: RegistryContext): BoundService {
         }
         await trx.deleteFrom("manifests").where("repo_uid", "=", row.uid).execute();
         await trx.deleteFrom("repo_blobs").where("repo_uid", "=", row.uid).execute();
+        await trx.deleteFrom("manifest_refs").where("repo_uid", "=", row.uid).execute();
         await trx.deleteFrom("tag_history").where("repo_uid", "=", row.uid).execute();
         await trx.deleteFrom("repos").where("uid", "=", row.uid).execute();
       });

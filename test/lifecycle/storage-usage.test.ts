@@ -73,6 +73,8 @@ for (const pair of registryPairs) {
       assert.equal(!refused.ok && refused.httpStatus, 404);
       const refusedRepo = await api(`/lifecycle/v2/repo-storage/${app?.uid}`, outsider);
       assert.equal(!refusedRepo.ok && refusedRepo.httpStatus, 404);
+      const notAnOrg = await api(`/lifecycle/v2/storage/${app?.uid}`);
+      assert.equal(!notAnOrg.ok && notAnOrg.httpStatus, 400);
       const anonymous = await restCall(
         reg.server.apiUrl,
         undefined,
