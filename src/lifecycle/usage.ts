@@ -23,29 +23,36 @@ export async function storageUsage(
   db: Db,
   scope: { repoUid: string } | { orgUid: string },
 ): Promise<Usage> {
-  const repoFilter =
-    "repoUid" in scope
-      ? sql`x.repo_uid = ${scope.repoUid}`
-      : sql`x.repo_uid in (select uid from repos where root_uid = ${scope.orgUid})`;
+  if ("orgUid" in scope) {
+    // org_digests holds each digest of the organisation once (migration 0013's triggers).
+    const row = await db
+      .selectFrom("org_digests")
+      .select([
+        sql<unknown>`coalesce(sum(size), 0)`.as("bytes"),
+        sql<unknown>`count(*)`.as("objects"),
+      ])
+      .where("org_uid", "=", scope.orgUid)
+      .executeTakeFirst();
+    return toUsage(row);
+  }
   const result = await sql<{ bytes: unknown; objects: unknown }>`
     select coalesce(sum(b.size), 0) as bytes, count(*) as objects from blobs b
     where b.digest in (
-      select x.digest from repo_blobs x where ${repoFilter}
-      union select x.digest from manifests x where ${repoFilter}
+      select x.digest from repo_blobs x where x.repo_uid = ${scope.repoUid}
+      union select x.digest from manifests x where x.repo_uid = ${scope.repoUid}
     )`.execute(db);
   return toUsage(result.rows[0]);
 }
 
 /** Bytes per organisation (each distinct digest once per organisation), for /metrics. */
 export async function usageByOrg(db: Db): Promise<{ orgUid: string; bytes: number }[]> {
-  const result = await sql<{ org_uid: string; bytes: unknown }>`
-    select d.root_uid as org_uid, coalesce(sum(b.size), 0) as bytes
-    from (
-      select r.root_uid, x.digest from repo_blobs x join repos r on r.uid = x.repo_uid
-      union select r.root_uid, x.digest from manifests x join repos r on r.uid = x.repo_uid
-    ) d join blobs b on b.digest = d.digest
-    group by d.root_uid order by d.root_uid`.execute(db);
-  return result.rows.map((r) => ({ orgUid: r.org_uid, bytes: Number(r.bytes) }));
+  const rows = await db
+    .selectFrom("org_digests")
+    .select(["org_uid", sql<unknown>`coalesce(sum(size), 0)`.as("bytes")])
+    .groupBy("org_uid")
+    .orderBy("org_uid")
+    .execute();
+  return rows.map((r) => ({ orgUid: r.org_uid, bytes: Number(r.bytes) }));
 }
 
 /** Bytes of every blob and manifest the blob store holds for the registry. */
@@ -64,11 +71,11 @@ export async function storedInOrg(
   digests: readonly string[],
 ): Promise<Set<string>> {
   if (digests.length === 0) return new Set();
-  const list = [...new Set(digests)];
-  const result = await sql<{ digest: string }>`
-    select x.digest from repo_blobs x join repos r on r.uid = x.repo_uid
-      where r.root_uid = ${orgUid} and x.digest in (${sql.join(list)})
-    union select x.digest from manifests x join repos r on r.uid = x.repo_uid
-      where r.root_uid = ${orgUid} and x.digest in (${sql.join(list)})`.execute(db);
-  return new Set(result.rows.map((r) => r.digest));
+  const rows = await db
+    .selectFrom("org_digests")
+    .select("digest")
+    .where("org_uid", "=", orgUid)
+    .where("digest", "in", [...new Set(digests)])
+    .execute();
+  return new Set(rows.map((r) => r.digest));
 }

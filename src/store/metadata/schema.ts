@@ -201,6 +201,14 @@ export interface GcRunsTable {
   error: string;
 }
 
+/** Each digest an organisation stores, once, with how many links and manifests hold it. */
+export interface OrgDigestsTable {
+  org_uid: string;
+  digest: string;
+  size: string | number | bigint;
+  refs: string | number | bigint;
+}
+
 /** An organisation's storage quota in bytes. */
 export interface OrgQuotasTable {
   group_uid: string;
@@ -377,6 +385,7 @@ export interface MetadataSchema {
   leases: LeasesTable;
   gc_runs: GcRunsTable;
   org_quotas: OrgQuotasTable;
+  org_digests: OrgDigestsTable;
   identity_providers: IdentityProvidersTable;
   external_group_role_mappings: ExternalGroupRoleMappingsTable;
   account_associations: AccountAssociationsTable;

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import { columnTypes } from "./column-types.ts";
+import { addOrgDigests } from "./org-digests.ts";
 
 /**
  * Online garbage collection and storage quotas (docs/operations.md). What each manifest
@@ -96,4 +97,5 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("warned", "integer", (c) => c.notNull().defaultTo(0))
     .addColumn("update_time", t.key, (c) => c.notNull())
     .execute();
+  await addOrgDigests(db);
 }
