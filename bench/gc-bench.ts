@@ -47,7 +47,8 @@ export async function measureGc(
   manifests = Number(process.env.LADING_BENCH_GC_MANIFESTS ?? 10_000),
 ): Promise<GcMeasurement[]> {
   const rows: GcMeasurement[] = [];
-  for (const pair of pairs) {
+  const wanted = (process.env.LADING_BENCH_GC_PAIRS ?? "sqlite,postgres").split(",");
+  for (const pair of pairs.filter((p) => wanted.includes(p.kind))) {
     const location = await createTestStore(pair.kind);
     const s3dir = mkdtempSync(join(tmpdir(), "lading-bench-s3-"));
     const s3 = pair.blobs === "s3" ? await startS3rver(s3dir, "lading-bench") : undefined;
