@@ -132,7 +132,9 @@ export async function measureGc(
           Array.from({ length: 16 }, async () => {
             while (issued < 200) {
               issued++;
-              const res = await send(target, "GET", path, undefined, accept);
+              const res = await send(target, "GET", path, undefined, accept).catch(() =>
+                send(target, "GET", path, undefined, accept),
+              );
               if (res.status !== 200) throw new Error(`manifest GET: ${res.status}`);
             }
           }),
@@ -173,6 +175,10 @@ export async function measureGc(
         usageP50: times[Math.floor(times.length * 0.5)],
         usageP99: times[Math.floor(times.length * 0.99)],
       });
+      const r = rows[rows.length - 1];
+      log(
+        `gc ${r.pair}: ${r.seconds}s, deleted ${r.deletedManifests} manifests / ${r.deletedBlobs} blobs, GET ${r.idleRate.toFixed(0)}/s idle, ${r.duringRate.toFixed(0)}/s during, usage p50 ${r.usageP50.toFixed(1)} ms p99 ${r.usageP99.toFixed(1)} ms`,
+      );
       if (finished.row.state !== "done") log(`gc failed: ${String(finished.row.error)}`);
       log(
         `gc ${pair.kind}+${pair.blobs}: expected ${seeded.garbageManifests} manifests, ${seeded.garbageBlobs} blobs of garbage`,

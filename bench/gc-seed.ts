@@ -93,9 +93,11 @@ export async function seedRegistry(
     tags.length = 0;
   };
   const puts: Promise<unknown>[] = [];
+  // A few writes at a time, each retried once: s3rver under load drops a connection now and then.
   const put = async (bytes: Buffer) => {
-    puts.push(blobs.put(Readable.from([bytes]), { expectedDigest: sha(bytes) }));
-    if (puts.length >= 16) await Promise.all(puts.splice(0));
+    const write = () => blobs.put(Readable.from([bytes]), { expectedDigest: sha(bytes) });
+    puts.push(write().catch(write));
+    if (puts.length >= 8) await Promise.all(puts.splice(0));
   };
   for (let m = 0; m < manifests; m++) {
     const repoUid = repoUids[m % repoUids.length];
