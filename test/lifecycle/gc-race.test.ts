@@ -22,7 +22,7 @@ import {
   sha256,
 } from "./gc-push.ts";
 
-const rounds = Number(process.env.GC_RACE_ROUNDS ?? 12);
+const rounds = Number(process.env.GC_RACE_ROUNDS ?? 8);
 
 /**
  * Pushes of every kind (single POST, chunked, cross-repo mount, HEAD-then-skip, indexes with
