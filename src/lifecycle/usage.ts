@@ -24,13 +24,10 @@ export async function storageUsage(
   scope: { repoUid: string } | { orgUid: string },
 ): Promise<Usage> {
   if ("orgUid" in scope) {
-    // org_digests holds each digest of the organisation once (migration 0013's triggers).
+    // org_usage sums each digest of the organisation once (migration 0013's triggers).
     const row = await db
-      .selectFrom("org_digests")
-      .select([
-        sql<unknown>`coalesce(sum(size), 0)`.as("bytes"),
-        sql<unknown>`count(*)`.as("objects"),
-      ])
+      .selectFrom("org_usage")
+      .select(["bytes", "objects"])
       .where("org_uid", "=", scope.orgUid)
       .executeTakeFirst();
     return toUsage(row);
@@ -47,9 +44,9 @@ export async function storageUsage(
 /** Bytes per organisation (each distinct digest once per organisation), for /metrics. */
 export async function usageByOrg(db: Db): Promise<{ orgUid: string; bytes: number }[]> {
   const rows = await db
-    .selectFrom("org_digests")
-    .select(["org_uid", sql<unknown>`coalesce(sum(size), 0)`.as("bytes")])
-    .groupBy("org_uid")
+    .selectFrom("org_usage")
+    .select(["org_uid", "bytes"])
+    .where("objects", ">", 0)
     .orderBy("org_uid")
     .execute();
   return rows.map((r) => ({ orgUid: r.org_uid, bytes: Number(r.bytes) }));

@@ -209,6 +209,13 @@ export interface OrgDigestsTable {
   refs: string | number | bigint;
 }
 
+/** Sums of org_digests per organisation, kept by triggers. */
+export interface OrgUsageTable {
+  org_uid: string;
+  bytes: string | number | bigint;
+  objects: string | number | bigint;
+}
+
 /** An organisation's storage quota in bytes. */
 export interface OrgQuotasTable {
   group_uid: string;
@@ -386,6 +393,7 @@ export interface MetadataSchema {
   gc_runs: GcRunsTable;
   org_quotas: OrgQuotasTable;
   org_digests: OrgDigestsTable;
+  org_usage: OrgUsageTable;
   identity_providers: IdentityProvidersTable;
   external_group_role_mappings: ExternalGroupRoleMappingsTable;
   account_associations: AccountAssociationsTable;

@@ -21,6 +21,40 @@ export async function addOrgDigests(db: Kysely<unknown>): Promise<void> {
     .addColumn("refs", "bigint", (c) => c.notNull())
     .addPrimaryKeyConstraint("org_digests_pk", ["org_uid", "digest"])
     .execute();
+  await db.schema
+    .createTable("org_usage")
+    .addColumn("org_uid", t.key, (c) => c.primaryKey())
+    .addColumn("bytes", "bigint", (c) => c.notNull())
+    .addColumn("objects", "bigint", (c) => c.notNull())
+    .execute();
+  // org_usage sums org_digests: a digest joining or leaving the organisation moves it, a
+  // further link or manifest of a digest it holds (an update of refs) does not.
+  if (t.postgres) {
+    await sql`
+      CREATE FUNCTION lading_org_usage() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          INSERT INTO org_usage (org_uid, bytes, objects) VALUES (NEW.org_uid, NEW.size, 1)
+            ON CONFLICT (org_uid) DO UPDATE
+            SET bytes = org_usage.bytes + NEW.size, objects = org_usage.objects + 1;
+        ELSE
+          UPDATE org_usage SET bytes = bytes - OLD.size, objects = objects - 1
+            WHERE org_uid = OLD.org_uid;
+        END IF;
+        RETURN NULL;
+      END $$`.execute(db);
+    await sql`CREATE TRIGGER org_digests_usage AFTER INSERT OR DELETE ON org_digests
+      FOR EACH ROW EXECUTE FUNCTION lading_org_usage()`.execute(db);
+  } else {
+    await sql`CREATE TRIGGER org_digests_usage_insert AFTER INSERT ON org_digests BEGIN
+      INSERT INTO org_usage (org_uid, bytes, objects) VALUES (NEW.org_uid, NEW.size, 1)
+        ON CONFLICT (org_uid) DO UPDATE SET bytes = bytes + NEW.size, objects = objects + 1;
+    END`.execute(db);
+    await sql`CREATE TRIGGER org_digests_usage_delete AFTER DELETE ON org_digests BEGIN
+      UPDATE org_usage SET bytes = bytes - OLD.size, objects = objects - 1
+        WHERE org_uid = OLD.org_uid;
+    END`.execute(db);
+  }
   if (t.postgres) {
     await sql`
       CREATE FUNCTION lading_org_digests() RETURNS trigger LANGUAGE plpgsql AS $$
