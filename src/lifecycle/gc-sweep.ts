@@ -141,6 +141,7 @@ export async function sweepContent(
   runUid: string,
   cutoffs: GcCutoffs,
   stopped: () => boolean,
+  pace: () => Promise<void> = async () => {},
 ): Promise<ContentSwept> {
   const result: ContentSwept = { blobs: 0, bytes: 0 };
   const finish = async (rows: { digest: string; size: unknown }[], doomedBy: string) => {
@@ -163,6 +164,7 @@ export async function sweepContent(
   for (const row of leftovers) await finish([row], row.doomed as string);
   let after = "";
   while (!stopped()) {
+    await pace();
     const page = await unreferenced(db, cutoffs, after).execute();
     if (page.length === 0) break;
     after = page[page.length - 1].digest;
