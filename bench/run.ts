@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import type { AdvisoryMeasurement } from "./advisory-bench.ts";
 import { measureEvents } from "./events-bench.ts";
+import { measureGc } from "./gc-bench.ts";
 import { measureNpmPackuments } from "./library-npm-bench.ts";
 import { measurePythonRepository } from "./library-python-bench.ts";
 import { measureListLatency } from "./list-latency.ts";
@@ -15,7 +16,7 @@ import { measureVulnReports } from "./vuln-report-bench.ts";
  * `npm run bench`: list latency (Platform core) and registry throughput (Registry), printing
  * every number, the ratio to Distribution where it is installed, and whether each target is met.
  * `npm run bench -- lists`, `-- registry`, `-- pull-events`, `-- advisories`, `-- sbom`,
- * `-- reports`, `-- scans`, `-- events`, `-- libraries` or `-- replicas` runs one part.
+ * `-- reports`, `-- scans`, `-- events`, `-- libraries`, `-- replicas` or `-- gc` runs one part.
  */
 const only = process.argv[2];
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -215,6 +216,21 @@ if (!only || only === "replicas") {
     const scaling = one ? r.requestsPerSecond / one.requestsPerSecond : 1;
     console.log(
       `${r.workload.padEnd(33)} ${String(r.replicas).padEnd(9)} ${r.requestsPerSecond.toFixed(0).padEnd(9)} ${r.mibPerSecond.toFixed(1).padEnd(9)} ${String(r.errors).padEnd(7)} ${scaling.toFixed(2)}x ${r.errors === 0 ? "ok" : "ERRORS"}`,
+    );
+  }
+}
+
+if (!only || only === "gc") {
+  const rows = await measureGc(log);
+  console.log(
+    "\ngarbage collection          manifests blobs   deleted (m/b)  seconds  GET idle  GET during  usage p50/p99      targets",
+  );
+  for (const r of rows) {
+    const fast = r.seconds < 60;
+    const steady = r.duringRate >= r.idleRate * 0.8;
+    const usage = r.usageP99 < 20;
+    console.log(
+      `${r.pair.padEnd(27)} ${String(r.manifests).padEnd(9)} ${String(r.blobs).padEnd(7)} ${`${r.deletedManifests}/${r.deletedBlobs}`.padEnd(14)} ${r.seconds.toFixed(1).padEnd(8)} ${r.idleRate.toFixed(0).padEnd(9)} ${r.duringRate.toFixed(0).padEnd(11)} ${`${r.usageP50.toFixed(1)}/${r.usageP99.toFixed(1)} ms`.padEnd(18)} <60s ${fast ? "ok" : "MISSED"}, GET ≥80% ${steady ? "ok" : "MISSED"}, usage p99 <20ms ${usage ? "ok" : "MISSED"}`,
     );
   }
 }

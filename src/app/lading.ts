@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { createSecurityAdvisoryService } from "../advisory/index.ts";
@@ -37,6 +37,15 @@ import {
   federationGroupCheck,
 } from "../iam/index.ts";
 import { createArtifactsService } from "../libraries/index.ts";
+import {
+  type CollectStep,
+  createLifecycleMetrics,
+  createStorageService,
+  type GcScheduler,
+  startGcScheduler,
+  totalStored,
+  usageByOrg,
+} from "../lifecycle/index.ts";
 import { createListEngine, createPageTokens } from "../lists/index.ts";
 import { createOutboundGuard, type Resolver } from "../outbound/index.ts";
 import { createPingService } from "../ping/index.ts";
@@ -105,6 +114,8 @@ export interface RunningLading {
   blobs: BlobStore;
   tokens: TokenIssuer;
   log: Logger;
+  /** This replica's garbage collector. */
+  gc: GcScheduler;
   /** Stops accepting, finishes requests in flight, then closes the store. */
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
@@ -126,6 +137,8 @@ export interface LadingHooks {
   resolve?: Resolver;
   /** How long `lading_storage_bytes` reuses a sum before reading it again. Default 60 s. */
   storageMetricsMaxAgeMs?: number;
+  /** Steps each garbage collection runs first, under its lease (retention policies). */
+  beforeCollect?: CollectStep[];
 }
 
 /** Opens and migrates the metadata store, then serves the API listener. */
@@ -175,6 +188,7 @@ export async function startLading(
       createExternalGroupRoleMappingsService(ctx),
       createAccountAssociationsService(ctx),
       createReposService(registry),
+      createStorageService(registry),
       createTagsService(registry),
       createTagPoliciesService(registry),
       createImagesService(registry),
@@ -249,7 +263,12 @@ export async function startLading(
     },
     bounds: { ...defaultScanBounds, maxPackages: config.scanMaxPackages },
   });
+  const lifecycleMetrics = createLifecycleMetrics({
+    total: () => totalStored(db),
+    perOrg: () => usageByOrg(db),
+  });
   const oci = createOciDoor({
+    metricsRegistries: [lifecycleMetrics.registry],
     db,
     blobs,
     tokens,
@@ -333,12 +352,25 @@ export async function startLading(
     intervalMs: hooks.eventsPruneIntervalMs,
     log,
   });
-  // Until the garbage collector calls retentionStep before it collects, retention runs alone.
+  // Tag retention keeps its own hourly schedule and lease, beside the collector's.
   const retention = startRetention({
     db,
     registryUrl,
     intervalMs: hooks.tagRetentionIntervalMs,
     log,
+  });
+  // Every replica schedules; the lease lets one collect at a time (DESIGN §8).
+  const gc = startGcScheduler({
+    db,
+    blobs,
+    log: log.child({ component: "gc" }),
+    intervalMs: config.gc.intervalMs,
+    graceMs: config.gc.graceMs,
+    historyRetentionMs: config.gc.historyRetentionMs,
+    holder: randomUUID(),
+    beforeCollect: hooks.beforeCollect,
+    sweepUploads: () => oci.sweep(),
+    onReport: lifecycleMetrics.collected,
   });
   ready = true;
   log.info({ apiUrl, registryUrl, store: store.dialect }, "lading serving");
@@ -350,6 +382,7 @@ export async function startLading(
     blobs,
     tokens,
     log,
+    gc,
     async close(options) {
       ready = false;
       const timeoutMs = options?.timeoutMs ?? 30_000;
@@ -359,6 +392,7 @@ export async function startLading(
         dispatcher?.close(Math.min(timeoutMs, config.events.timeoutMs)),
         pruner.close(),
         retention.close(),
+        gc.close(),
       ]);
       outbound.close();
       // After the listeners: the pull events of the last requests are written before the store closes.

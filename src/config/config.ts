@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { parseByteSize } from "./byte-size.ts";
 import { type ConnectionLimits, resolveConnectionLimits } from "./connection-limits.ts";
 import { type EventsSettings, resolveEventsSettings } from "./events-settings.ts";
+import { type GcSettings, resolveGcSettings } from "./gc-settings.ts";
 import { type OutboundSettings, resolveOutboundSettings } from "./outbound-settings.ts";
 
 /** Lading's settings, validated once at start and frozen. */
@@ -65,6 +66,8 @@ export interface LadingConfig {
   events: Readonly<EventsSettings>;
   /** Which internal destinations requests made on a tenant's behalf may reach. */
   outbound: Readonly<OutboundSettings>;
+  /** The garbage collector's schedule, grace window and history retention. */
+  gc: Readonly<GcSettings>;
 }
 
 /** Settings as strings, from flags or the environment; absent means "use the default". */
@@ -102,6 +105,9 @@ export interface ConfigInput {
   eventsBackoffBase?: string;
   eventsRetention?: string;
   outboundAllow?: string;
+  gcInterval?: string;
+  gcGrace?: string;
+  gcHistoryRetention?: string;
 }
 
 /** The environment variable behind each setting. */
@@ -139,6 +145,9 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   eventsRetention: "LADING_EVENTS_RETENTION",
   eventsBackoffBase: "LADING_EVENTS_BACKOFF_BASE",
   outboundAllow: "LADING_OUTBOUND_ALLOW",
+  gcInterval: "LADING_GC_INTERVAL",
+  gcGrace: "LADING_GC_GRACE",
+  gcHistoryRetention: "LADING_GC_HISTORY_RETENTION",
 };
 
 /**
@@ -281,6 +290,11 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     outboundAllow: pick("outboundAllow"),
     eventsAllowHttpLoopback: pick("eventsAllowHttpLoopback"),
   });
+  const gc = resolveGcSettings({
+    gcInterval: pick("gcInterval"),
+    gcGrace: pick("gcGrace"),
+    gcHistoryRetention: pick("gcHistoryRetention"),
+  });
   return Object.freeze({
     dataDir: pick("dataDir") ?? ".lading",
     apiListen,
@@ -307,6 +321,7 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     librariesMaxFileBytes: maxFileSize.value ?? 1024 ** 3,
     events: Object.freeze(events),
     outbound: Object.freeze(outbound),
+    gc: Object.freeze(gc),
   });
 }
 

@@ -94,7 +94,9 @@ async function purgeDeletedRepos(db: Kysely<MetadataSchema>, before: number): Pr
     await runInTransaction(db, async (trx) => {
       await trx.deleteFrom("manifests").where("repo_uid", "=", uid).execute();
       await trx.deleteFrom("repo_blobs").where("repo_uid", "=", uid).execute();
+      await trx.deleteFrom("manifest_refs").where("repo_uid", "=", uid).execute();
       await trx.deleteFrom("tag_history").where("repo_uid", "=", uid).execute();
+      // The bytes are the collector's: with no link or manifest left, its next run frees them.
       await trx.deleteFrom("deleted_repos").where("uid", "=", uid).execute();
     });
   }

@@ -8,6 +8,7 @@ import { publicAdvisoriesGroupUid } from "../../vulnerabilities/index.ts";
 import { UsageError } from "../cli-context.ts";
 import { flagText, type GroupNode, type LocalVerbNode, type ParsedArgs } from "../command-spec.ts";
 import { parseDuration } from "../duration.ts";
+import { adminGcVerb, adminStorageCommands } from "./admin-gc.ts";
 import { adminImportCommands } from "./admin-import.ts";
 import type { StoreTools } from "./admin-store.ts";
 import { configFlagsNamed, issuerFlagNames, loadConfig, storeFlagNames } from "./config-flags.ts";
@@ -144,8 +145,17 @@ const token: LocalVerbNode = {
 export const adminCommands: GroupNode = {
   kind: "group",
   name: "admin",
-  summary: "Operator commands on the store: migrate, bootstrap, token, import; and demo-image",
-  children: [migrate, bootstrap, token, adminImportCommands(withStore), demoImage],
+  summary:
+    "Operator commands on the store: migrate, bootstrap, token, import, gc, storage; and demo-image",
+  children: [
+    migrate,
+    bootstrap,
+    token,
+    adminImportCommands(withStore),
+    adminGcVerb(withStore),
+    adminStorageCommands(withStore),
+    demoImage,
+  ],
 };
 
 /** The issuer the server will use: --api-url, else derived from --api-listen as serve does. */

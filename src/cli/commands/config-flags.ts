@@ -149,6 +149,21 @@ export const configFlags: FlagSpec[] = [
     value: "DURATION",
     help: "events and their finished deliveries older than this are deleted; forever keeps them (default 7d)",
   },
+  {
+    name: "gc-interval",
+    value: "DURATION",
+    help: "time between garbage collections of the registry; off runs them only on demand (default 1h)",
+  },
+  {
+    name: "gc-grace",
+    value: "DURATION",
+    help: "blobs and manifests a push relied on within this window are never collected (default 2h)",
+  },
+  {
+    name: "gc-history-retention",
+    value: "DURATION",
+    help: "manifests named only by tag history records younger than this stay pullable (default 30d)",
+  },
 ];
 
 /**
@@ -205,6 +220,9 @@ export function configFromFlags(parsed: ParsedArgs): ConfigInput {
     eventsBackoffBase: text("events-backoff-base"),
     eventsRetention: text("events-retention"),
     outboundAllow: text("outbound-allow"),
+    gcInterval: text("gc-interval"),
+    gcGrace: text("gc-grace"),
+    gcHistoryRetention: text("gc-history-retention"),
   };
 }
 

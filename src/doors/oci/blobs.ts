@@ -1,4 +1,5 @@
 import { recordBlobDeleted } from "../../events/index.ts";
+import { lockBlobs, touchBlob } from "../../lifecycle/index.ts";
 import { runInTransaction } from "../../store/metadata/index.ts";
 import { clientOf } from "./event-client.ts";
 import { requireFreeTier } from "./free-tier.ts";
@@ -36,19 +37,57 @@ function unsatisfiable(size: number): OciError {
   });
 }
 
-/** Links `digest` (already stored, `size` bytes) to a repo. */
-export async function linkBlob(ctx: OciContext, repoUid: string, digest: string, size: number) {
-  const time = new Date().toISOString();
-  await ctx.db
-    .insertInto("blobs")
-    .values({ digest, size, create_time: time })
-    .onConflict((oc) => oc.column("digest").doNothing())
-    .execute();
-  await ctx.db
-    .insertInto("repo_blobs")
-    .values({ repo_uid: repoUid, digest, create_time: time })
-    .onConflict((oc) => oc.columns(["repo_uid", "digest"]).doNothing())
-    .execute();
+/**
+ * Links `digest` (already stored, `size` bytes, under claim `claimId`) to a repo, in one
+ * transaction that ends the claim: from then on the link keeps the bytes (DESIGN §8b).
+ */
+export async function linkBlob(
+  ctx: OciContext,
+  repoUid: string,
+  digest: string,
+  size: number,
+  claimId: string,
+) {
+  await runInTransaction(ctx.db, async (db) => {
+    await touchBlob(db, digest, size, claimId);
+    const time = new Date().toISOString();
+    await db
+      .insertInto("repo_blobs")
+      .values({ repo_uid: repoUid, digest, create_time: time, last_time: time })
+      .onConflict((oc) => oc.columns(["repo_uid", "digest"]).doUpdateSet({ last_time: time }))
+      .execute();
+  });
+}
+
+/**
+ * Cross-repo mount: links `digest` to repo `repoUid` if repo `fromUid` has it and no collection
+ * is deleting its bytes; returns its size, or undefined (the client then uploads).
+ */
+export async function mountBlob(
+  ctx: OciContext,
+  fromUid: string,
+  repoUid: string,
+  digest: string,
+): Promise<number | undefined> {
+  return runInTransaction(ctx.db, async (db) => {
+    const [blob] = await lockBlobs(db, [digest]);
+    if (!blob || blob.doomed) return undefined;
+    const source = await db
+      .selectFrom("repo_blobs")
+      .select("digest")
+      .where("repo_uid", "=", fromUid)
+      .where("digest", "=", digest)
+      .executeTakeFirst();
+    if (!source) return undefined;
+    const time = new Date().toISOString();
+    await db.updateTable("blobs").set({ last_time: time }).where("digest", "=", digest).execute();
+    await db
+      .insertInto("repo_blobs")
+      .values({ repo_uid: repoUid, digest, create_time: time, last_time: time })
+      .onConflict((oc) => oc.columns(["repo_uid", "digest"]).doUpdateSet({ last_time: time }))
+      .execute();
+    return num(blob.size);
+  });
 }
 
 /** GET and HEAD `/v2/<name>/blobs/<digest>`, streamed, with `Range`. */

@@ -8,6 +8,15 @@ import {
   recordRepoCreated,
   recordTagChange,
 } from "../../events/index.ts";
+import {
+  claimContent,
+  dropManifestRefs,
+  type ManifestRef,
+  recordManifestRefs,
+  releaseClaim,
+  reviveReferences,
+  touchBlob,
+} from "../../lifecycle/index.ts";
 import { moveTag, recordTagDeletion } from "../../registry/index.ts";
 import { ensureRepo } from "../../registry/registry-access.ts";
 import { markAuthenticatedUpload, now } from "../../rpc/index.ts";
@@ -156,56 +165,87 @@ export async function putManifest(ctx: OciContext, r: OciRequest, route: Manifes
       },
     );
   }
-  await ctx.blobs.put(Readable.from([bytes]), { expectedDigest: digest });
-  const client = clientOf(caller, r);
-  // The manifest, its tags and their events commit together (docs/events.md).
-  const repo = await runInTransaction(ctx.db, async (db) => {
-    const repo = await ensureRepo(db, target, (made) =>
-      recordRepoCreated(db, ctx.registryUrl, made, client.actor),
-    );
-    await db
-      .insertInto("manifests")
-      .values({
-        repo_uid: repo.uid,
-        digest,
-        media_type: manifest.mediaType,
-        artifact_type: manifest.artifactType,
-        subject_digest: manifest.subject?.digest ?? null,
-        size: bytes.length,
-        create_time: now(),
-      })
-      .onConflict((oc) => oc.columns(["repo_uid", "digest"]).doNothing())
-      .execute();
-    const push = { repo, repository: route.name, digest, mediaType: manifest.mediaType, client };
-    const tags = byDigest ? extraTags : [route.reference];
-    if (tags.length === 0)
-      await recordPush(db, ctx.registryUrl, { ...push, tag: "", tagPreviousDigest: "" });
-    for (const tag of tags) {
-      const before = await db
-        .selectFrom("tags")
-        .select("digest")
-        .where("parent_uid", "=", repo.uid)
-        .where("name", "=", tag)
-        .executeTakeFirst();
-      if (before && before.digest !== digest) await refuseImmutable(db, repo.uid, [tag], "moved");
-      let moved = await moveTag(db, repo.uid, tag, digest);
-      if (expiry && before?.digest !== digest) {
-        moved = await db
-          .updateTable("tags")
-          .set({ expire_time: expiry })
-          .where("uid", "=", moved.uid)
-          .returningAll()
-          .executeTakeFirstOrThrow();
+  if (target.repo) await ctx.quota?.check(target.repo, [{ digest, size: bytes.length }]);
+  const refs: ManifestRef[] = [
+    ...blobDigests.map((d) => ({ digest: d, kind: "blob" as const })),
+    ...children.map((d) => ({ digest: d, kind: "manifest" as const })),
+  ];
+  const claim = await claimContent(ctx.db, digest);
+  let repo: Awaited<ReturnType<typeof ensureRepo>>;
+  try {
+    await ctx.blobs.put(Readable.from([bytes]), { expectedDigest: digest });
+    const client = clientOf(caller, r);
+    // The manifest, its tags and their events commit together (docs/events.md).
+    repo = await runInTransaction(ctx.db, async (db) => {
+      const repo = await ensureRepo(db, target, (made) =>
+        recordRepoCreated(db, ctx.registryUrl, made, client.actor),
+      );
+      // A collection may have deleted what the check above found: fail rather than store a
+      // manifest whose blobs are gone; the client pushes them again.
+      const gone = await reviveReferences(db, repo.uid, blobDigests, children);
+      if (gone.length > 0) {
+        throw ociError(
+          400,
+          "MANIFEST_BLOB_UNKNOWN",
+          `unknown blobs or manifests: ${gone.join(", ")}`,
+          {
+            digests: gone,
+          },
+        );
       }
-      const tagPreviousDigest = before?.digest ?? "";
-      await recordPush(db, ctx.registryUrl, { ...push, tag, tagPreviousDigest });
-      // Pushing the digest a tag already names moves nothing: no tag event.
-      if (tagPreviousDigest === digest) continue;
-      const verb = before ? "updated" : "created";
-      await recordTagChange(db, ctx.registryUrl, { verb, repo, tag: moved, actor: client.actor });
-    }
-    return repo;
-  });
+      await touchBlob(db, digest, bytes.length, claim);
+      const time = now();
+      await db
+        .insertInto("manifests")
+        .values({
+          repo_uid: repo.uid,
+          digest,
+          media_type: manifest.mediaType,
+          artifact_type: manifest.artifactType,
+          subject_digest: manifest.subject?.digest ?? null,
+          size: bytes.length,
+          create_time: time,
+          last_time: time,
+          refs_recorded: 0,
+        })
+        .onConflict((oc) => oc.columns(["repo_uid", "digest"]).doUpdateSet({ last_time: time }))
+        .execute();
+      await recordManifestRefs(db, repo.uid, digest, refs);
+      const push = { repo, repository: route.name, digest, mediaType: manifest.mediaType, client };
+      const tags = byDigest ? extraTags : [route.reference];
+      if (tags.length === 0)
+        await recordPush(db, ctx.registryUrl, { ...push, tag: "", tagPreviousDigest: "" });
+      for (const tag of tags) {
+        const before = await db
+          .selectFrom("tags")
+          .select("digest")
+          .where("parent_uid", "=", repo.uid)
+          .where("name", "=", tag)
+          .executeTakeFirst();
+        if (before && before.digest !== digest) {
+          await refuseImmutable(db, repo.uid, [tag], "moved");
+        }
+        let moved = await moveTag(db, repo.uid, tag, digest);
+        if (expiry && before?.digest !== digest) {
+          moved = await db
+            .updateTable("tags")
+            .set({ expire_time: expiry })
+            .where("uid", "=", moved.uid)
+            .returningAll()
+            .executeTakeFirstOrThrow();
+        }
+        const tagPreviousDigest = before?.digest ?? "";
+        await recordPush(db, ctx.registryUrl, { ...push, tag, tagPreviousDigest });
+        // Pushing the digest a tag already names moves nothing: no tag event.
+        if (tagPreviousDigest === digest) continue;
+        const verb = before ? "updated" : "created";
+        await recordTagChange(db, ctx.registryUrl, { verb, repo, tag: moved, actor: client.actor });
+      }
+      return repo;
+    });
+  } finally {
+    await releaseClaim(ctx.db, claim);
+  }
   if (extraTags.length > 0) r.res.setHeader("oci-tag", extraTags);
   notifyPushed(ctx, {
     repoUid: repo.uid,
@@ -269,6 +309,7 @@ export async function deleteManifest(ctx: OciContext, r: OciRequest, route: Mani
       .where("digest", "=", route.reference)
       .executeTakeFirst();
     if (Number(gone.numDeletedRows) === 0) throw unknownManifest(route.reference);
+    await dropManifestRefs(db, repo.uid, [route.reference]);
     const tags = await db
       .deleteFrom("tags")
       .where("parent_uid", "=", repo.uid)

@@ -37,6 +37,13 @@ export interface OciContext {
   generatedSbomReferrers: boolean;
   /** Buffers pull events; absent when they are off. */
   pulls?: PullRecorder;
+  /**
+   * Refuses (403 DENIED with the numbers) a push that would store `added` beyond the quota of
+   * `repo`'s organisation; absent: no quotas.
+   */
+  quota?: {
+    check(repo: { root_uid: string }, added: { digest: string; size: number }[]): Promise<void>;
+  };
 }
 
 /** What {@link OciContext.onManifestPushed} learns of a pushed manifest. */

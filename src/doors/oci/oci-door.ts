@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { TokenIssuer } from "../../auth/index.ts";
 import { createPullRecorder, type PullWriter } from "../../events/index.ts";
+import { checkQuota, QuotaExceededError } from "../../lifecycle/index.ts";
 import type { TermsGate } from "../../registry/index.ts";
 import type { HttpRequest, HttpResponse } from "../../rpc/index.ts";
 import type { BlobStore, BlobStoreDriver } from "../../store/blobs/index.ts";
@@ -68,6 +69,8 @@ export interface OciDoorOptions {
   sharedMetrics?: Registry;
   /** Whether the referrers API lists generated SBOMs (see OciContext). Default false. */
   generatedSbomReferrers?: boolean;
+  /** Further metrics served at /metrics (the collector's and the storage gauges). */
+  metricsRegistries?: Registry[];
   /** Told of every committed manifest push (see OciContext). */
   onManifestPushed?: OciContext["onManifestPushed"];
   /**
@@ -131,6 +134,17 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     onManifestPushed: options.onManifestPushed,
     registryUrl: options.registryUrl,
     generatedSbomReferrers: options.generatedSbomReferrers ?? false,
+    quota: {
+      async check(repo, added) {
+        try {
+          await checkQuota(db, options.registryUrl, repo.root_uid, added);
+        } catch (error) {
+          if (!(error instanceof QuotaExceededError)) throw error;
+          const { used, quota, attempted } = error;
+          throw ociError(403, "DENIED", error.message, { used, quota, attempted });
+        }
+      },
+    },
     pulls:
       options.eventsPulls === false
         ? undefined
@@ -165,8 +179,11 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     }
     if (path === "/metrics" && method === "GET") {
       if (note) note.route = "metrics";
-      const own = await metrics.registry.metrics();
-      const text = own + ((await options.sharedMetrics?.metrics()) ?? "");
+      const texts = [metrics.registry, ...(options.metricsRegistries ?? [])].map((m) =>
+        m.metrics(),
+      );
+      if (options.sharedMetrics) texts.push(options.sharedMetrics.metrics());
+      const text = (await Promise.all(texts)).join("\n");
       r.res.statusCode = 200;
       r.res.setHeader("content-type", metrics.registry.contentType);
       r.res.end(text);

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { recordRepoCreated } from "../../events/index.ts";
+import { claimContent, releaseClaim } from "../../lifecycle/index.ts";
 import { ensureRepo, resolveRepoPath } from "../../registry/registry-access.ts";
 import { markAuthenticatedUpload, now } from "../../rpc/index.ts";
 import { DigestMismatchError, type UploadState } from "../../store/blobs/index.ts";
-import { type ReposTable, runInTransaction } from "../../store/metadata/index.ts";
-import { linkBlob } from "./blobs.ts";
+import { runInTransaction } from "../../store/metadata/index.ts";
+import { linkBlob, mountBlob } from "./blobs.ts";
 import { clientOf } from "./event-client.ts";
 import { freeTierReach } from "./free-tier.ts";
 import { num, type OciContext, type OciRequest, sendStream } from "./oci-context.ts";
@@ -48,15 +49,8 @@ function sessionHeaders(name: string, id: string, size: number): Record<string, 
   };
 }
 
-async function committed(
-  ctx: OciContext,
-  r: OciRequest,
-  name: string,
-  repo: ReposTable,
-  digest: string,
-  size: number,
-) {
-  await linkBlob(ctx, repo.uid, digest, size);
+/** Answers 201 for `digest`, linked to the repo. */
+async function committed(r: OciRequest, name: string, digest: string) {
   await sendStream(
     r.res,
     201,
@@ -98,25 +92,32 @@ export async function startUpload(ctx: OciContext, r: OciRequest, route: Uploads
       caller.actions(source).has("pull") &&
       (!caller.freeTierOnly(source) || (await freeTierReach(ctx, sourceRepo.uid)).blobs.has(mount));
     if (readable) {
-      const row = await ctx.db
+      const size = await ctx.db
         .selectFrom("repo_blobs")
         .innerJoin("blobs", "blobs.digest", "repo_blobs.digest")
         .select("blobs.size")
         .where("repo_blobs.repo_uid", "=", sourceRepo.uid)
         .where("repo_blobs.digest", "=", mount)
         .executeTakeFirst();
-      if (row) {
+      if (size) await ctx.quota?.check(repo, [{ digest: mount, size: num(size.size) }]);
+      if (size && (await mountBlob(ctx, sourceRepo.uid, repo.uid, mount)) !== undefined) {
         r.req.resume();
-        return committed(ctx, r, route.name, repo, mount, num(row.size));
+        return committed(r, route.name, mount);
       }
     }
   }
   if (digest !== undefined) {
+    const length = Number(r.req.headers["content-length"] ?? Number.NaN);
+    if (Number.isSafeInteger(length)) await ctx.quota?.check(repo, [{ digest, size: length }]);
+    const claim = await claimContent(ctx.db, digest);
     try {
       const stored = await ctx.blobs.put(r.req, { expectedDigest: digest });
-      return committed(ctx, r, route.name, repo, stored.digest, stored.size);
+      await linkBlob(ctx, repo.uid, stored.digest, stored.size, claim);
+      return committed(r, route.name, stored.digest);
     } catch (error) {
       throw digestError(error);
+    } finally {
+      await releaseClaim(ctx.db, claim);
     }
   }
   r.req.resume();
@@ -248,18 +249,24 @@ export function createUploadHandlers(uploadTtlMs: number) {
           claim = await claimOrRefuse(ctx, r, route, session.size);
         }
         r.req.resume();
-        let stored: Awaited<ReturnType<typeof ctx.blobs.commitUpload>>;
+        await ctx.quota?.check(session.repo, [{ digest, size: state.size }]);
+        const content = await claimContent(ctx.db, digest);
         try {
-          if (!(await claim.record(state))) throw claimLost();
-          stored = await ctx.blobs.commitUpload(state, digest);
+          let stored: Awaited<ReturnType<typeof ctx.blobs.commitUpload>>;
+          try {
+            if (!(await claim.record(state))) throw claimLost();
+            stored = await ctx.blobs.commitUpload(state, digest);
+          } catch (error) {
+            throw digestError(error);
+          }
           await ctx.db.deleteFrom("uploads").where("id", "=", route.id).execute();
-        } catch (error) {
-          throw digestError(error);
+          await linkBlob(ctx, session.repo.uid, stored.digest, stored.size, content);
         } finally {
-          // Stops the renewals; a no-op on the deleted row.
+          // Stops the upload claim's renewals (a no-op on the deleted row) and the content claim.
           await claim.release().catch(() => undefined);
+          await releaseClaim(ctx.db, content);
         }
-        await committed(ctx, r, route.name, session.repo, stored.digest, stored.size);
+        await committed(r, route.name, digest);
       });
     },
 

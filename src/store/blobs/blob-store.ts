@@ -47,6 +47,11 @@ export interface BlobStore {
   get(digest: string, range?: ByteRange): Promise<BlobBody>;
   /** Removes a blob; missing is fine. */
   delete(digest: string): Promise<void>;
+  /**
+   * Removes many blobs at once (S3: DeleteObjects, 1000 keys a request); missing is fine. A
+   * store without it is emptied one `delete` at a time.
+   */
+  deleteMany?(digests: readonly string[]): Promise<void>;
 
   /** Starts a resumable upload; the returned state is kept by the caller (the metadata store). */
   createUpload(): Promise<UploadState>;

@@ -20,7 +20,7 @@ import {
 import { clampRange } from "./byte-range.ts";
 import { createDigestHasher, pickAlgorithm, requireDigest } from "./digest.ts";
 import { writeObject } from "./s3-object-writer.ts";
-import { listKeys, deleteKeys as removeKeys, sweepS3 } from "./s3-sweep.ts";
+import { deleteObjects, listKeys, deleteKeys as removeKeys, sweepS3 } from "./s3-sweep.ts";
 
 /** Options of {@link createS3BlobStore}. */
 export interface S3BlobStoreOptions {
@@ -191,6 +191,10 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStoreDriver 
 
     async delete(digest) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: blobKey(digest) }));
+    },
+
+    async deleteMany(digests) {
+      await deleteObjects(place, digests.map(blobKey));
     },
 
     async createUpload() {

@@ -1,6 +1,7 @@
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   type S3Client,
@@ -42,6 +43,32 @@ export async function deleteKeys({ client, bucket }: S3Place, keys: string[]) {
       keys
         .slice(i, i + 16)
         .map((Key) => client.send(new DeleteObjectCommand({ Bucket: bucket, Key }))),
+    );
+  }
+}
+
+/** Most keys one DeleteObjects request takes (the S3 API's limit). */
+const deleteBatch = 1000;
+
+/**
+ * Deletes `keys` with DeleteObjects, up to 1000 a request and 4 requests at a time; rejects
+ * naming the first key S3 failed to delete (a missing key is no failure).
+ */
+export async function deleteObjects({ client, bucket }: S3Place, keys: readonly string[]) {
+  const batches: string[][] = [];
+  for (let i = 0; i < keys.length; i += deleteBatch) batches.push(keys.slice(i, i + deleteBatch));
+  for (let i = 0; i < batches.length; i += 4) {
+    await Promise.all(
+      batches.slice(i, i + 4).map(async (batch) => {
+        const answer = await client.send(
+          new DeleteObjectsCommand({
+            Bucket: bucket,
+            Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+          }),
+        );
+        const failed = answer.Errors?.[0];
+        if (failed) throw new Error(`S3 could not delete ${failed.Key}: ${failed.Message}`);
+      }),
     );
   }
 }

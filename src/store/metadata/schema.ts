@@ -1,4 +1,4 @@
-import type { Generated } from "kysely";
+import type { ColumnType, Generated } from "kysely";
 import type { DeliveriesTable, EventsTable, SubscriptionsTable } from "./events-schema.ts";
 import type {
   LibraryArtifactsTable,
@@ -127,6 +127,10 @@ export interface BlobsTable {
   digest: string;
   size: string | number | bigint;
   create_time: string;
+  /** When a push last relied on the blob (the garbage collector's grace clock). */
+  last_time: string | null;
+  /** The collection deleting the bytes now; the row goes once they are gone. */
+  doomed: string | null;
 }
 
 /** Which blobs a repository may serve (pushed or mounted there). */
@@ -134,6 +138,8 @@ export interface RepoBlobsTable {
   repo_uid: string;
   digest: string;
   create_time: string;
+  /** When a push last relied on the link. */
+  last_time: string | null;
 }
 
 /** Manifests of a repository; the exact bytes live in the blob store under `digest`. */
@@ -147,6 +153,76 @@ export interface ManifestsTable {
   subject_digest: string | null;
   size: string | number | bigint;
   create_time: string;
+  /** When a push last relied on the manifest. */
+  last_time: string | null;
+  /** 1 once its references are in manifest_refs (manifests older than migration 0013: 0). */
+  refs_recorded: ColumnType<number, number | undefined, number>;
+}
+
+/** What a manifest references in its repo: `blob` (config, layers) or `manifest` (index child). */
+export interface ManifestRefsTable {
+  repo_uid: string;
+  manifest_digest: string;
+  digest: string;
+  kind: string;
+}
+
+/** A write of `digest`'s bytes under way: the collector does not delete them meanwhile. */
+export interface BlobClaimsTable {
+  id: string;
+  digest: string;
+  create_time: string;
+}
+
+/** Work one replica at a time does, leased until `expire_time`. */
+export interface LeasesTable {
+  name: string;
+  holder: string;
+  expire_time: string;
+}
+
+/** One garbage collection and what it did. */
+export interface GcRunsTable {
+  uid: string;
+  /** `schedule`, `cli` or `api`. */
+  trigger: string;
+  dry_run: number;
+  /** `running`, `done` or `failed`. */
+  state: string;
+  start_time: string;
+  end_time: string;
+  manifests_deleted: string | number | bigint;
+  links_deleted: string | number | bigint;
+  blobs_deleted: string | number | bigint;
+  bytes_reclaimed: string | number | bigint;
+  uploads_expired: string | number | bigint;
+  files_swept: string | number | bigint;
+  duration_ms: string | number | bigint;
+  error: string;
+}
+
+/** Each digest an organisation stores, once, with how many links and manifests hold it. */
+export interface OrgDigestsTable {
+  org_uid: string;
+  digest: string;
+  size: string | number | bigint;
+  refs: string | number | bigint;
+}
+
+/** Sums of org_digests per organisation, kept by triggers. */
+export interface OrgUsageTable {
+  org_uid: string;
+  bytes: string | number | bigint;
+  objects: string | number | bigint;
+}
+
+/** An organisation's storage quota in bytes. */
+export interface OrgQuotasTable {
+  group_uid: string;
+  quota_bytes: string | number | bigint;
+  /** 1 once the 80 % event was recorded, until usage falls below it again. */
+  warned: ColumnType<number, number | undefined, number>;
+  update_time: string;
 }
 
 export interface TagsTable {
@@ -352,6 +428,13 @@ export interface MetadataSchema {
   tag_policies: TagPoliciesTable;
   deleted_repos: DeletedReposTable;
   uploads: UploadsTable;
+  manifest_refs: ManifestRefsTable;
+  blob_claims: BlobClaimsTable;
+  leases: LeasesTable;
+  gc_runs: GcRunsTable;
+  org_quotas: OrgQuotasTable;
+  org_digests: OrgDigestsTable;
+  org_usage: OrgUsageTable;
   identity_providers: IdentityProvidersTable;
   external_group_role_mappings: ExternalGroupRoleMappingsTable;
   account_associations: AccountAssociationsTable;

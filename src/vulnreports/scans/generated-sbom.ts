@@ -1,6 +1,12 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import type { Kysely } from "kysely";
+import {
+  claimContent,
+  recordManifestRefs,
+  releaseClaim,
+  touchBlob,
+} from "../../lifecycle/index.ts";
 import type { BlobBody, BlobStore } from "../../store/blobs/index.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import type { LayerInput } from "../layers/layer-walker.ts";
@@ -76,8 +82,31 @@ export async function storeGeneratedSbom(
 ): Promise<string> {
   const created = new Date(image.createTime);
   const spdx = writeSpdx(subject, packages, toolVersion, created);
-  const spdxBlob = await putBytes(blobs, spdx);
-  const configBlob = await putBytes(blobs, EMPTY_CONFIG.bytes);
+  // Claimed until linked, so a collection running meanwhile leaves the bytes (DESIGN §8b).
+  const claims: string[] = [];
+  try {
+    return await storeClaimed(db, blobs, claims, image, spdx, packages.length);
+  } finally {
+    for (const claim of claims) await releaseClaim(db, claim);
+  }
+}
+
+async function storeClaimed(
+  db: Kysely<MetadataSchema>,
+  blobs: BlobStore,
+  claims: string[],
+  image: StoredImage,
+  spdx: Buffer,
+  packageCount: number,
+): Promise<string> {
+  const created = new Date(image.createTime);
+  const put = async (bytes: Buffer) => {
+    const digest = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+    claims.push(await claimContent(db, digest));
+    return blobs.put(Readable.from([bytes]), { expectedDigest: digest });
+  };
+  const spdxBlob = await put(spdx);
+  const configBlob = await put(EMPTY_CONFIG.bytes);
   const manifest = Buffer.from(
     JSON.stringify({
       schemaVersion: 2,
@@ -101,21 +130,23 @@ export async function storeGeneratedSbom(
       annotations: { "org.opencontainers.image.created": created.toISOString() },
     }),
   );
-  const stored = await putBytes(blobs, manifest);
+  const stored = await put(manifest);
   const time = new Date().toISOString();
   await db.transaction().execute(async (trx) => {
     for (const blob of [spdxBlob, configBlob]) {
-      await trx
-        .insertInto("blobs")
-        .values({ digest: blob.digest, size: blob.size, create_time: time })
-        .onConflict((oc) => oc.column("digest").doNothing())
-        .execute();
+      await touchBlob(trx, blob.digest, blob.size);
       await trx
         .insertInto("repo_blobs")
-        .values({ repo_uid: image.repoUid, digest: blob.digest, create_time: time })
-        .onConflict((oc) => oc.columns(["repo_uid", "digest"]).doNothing())
+        .values({
+          repo_uid: image.repoUid,
+          digest: blob.digest,
+          create_time: time,
+          last_time: time,
+        })
+        .onConflict((oc) => oc.columns(["repo_uid", "digest"]).doUpdateSet({ last_time: time }))
         .execute();
     }
+    await touchBlob(trx, stored.digest, stored.size);
     await trx
       .insertInto("manifests")
       .values({
@@ -126,9 +157,15 @@ export async function storeGeneratedSbom(
         subject_digest: image.digest,
         size: stored.size,
         create_time: time,
+        last_time: time,
+        refs_recorded: 0,
       })
-      .onConflict((oc) => oc.columns(["repo_uid", "digest"]).doNothing())
+      .onConflict((oc) => oc.columns(["repo_uid", "digest"]).doUpdateSet({ last_time: time }))
       .execute();
+    await recordManifestRefs(trx, image.repoUid, stored.digest, [
+      { digest: spdxBlob.digest, kind: "blob" },
+      { digest: configBlob.digest, kind: "blob" },
+    ]);
     // Recorded with the manifest, not with the scan's result: a scan that loses its claim still
     // leaves the referrer behind, and the next scan must know it for Lading's own.
     await trx
@@ -141,16 +178,11 @@ export async function storeGeneratedSbom(
         format: "spdx-2.3",
         state: "parsed",
         reason: "",
-        package_count: packages.length,
+        package_count: packageCount,
         create_time: time,
       })
       .onConflict((oc) => oc.columns(["repo_uid", "image_digest", "sbom_digest"]).doNothing())
       .execute();
   });
   return stored.digest;
-}
-
-async function putBytes(blobs: BlobStore, bytes: Buffer) {
-  const digest = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
-  return blobs.put(Readable.from([bytes]), { expectedDigest: digest });
 }

@@ -10,6 +10,7 @@ import * as libraries from "./0008-libraries.ts";
 import * as eventRetention from "./0009-event-retention.ts";
 import * as orgVulnerabilities from "./0010-org-vulnerabilities.ts";
 import * as libraryDeprecations from "./0012-library-deprecations.ts";
+import * as registryGc from "./0013-registry-gc.ts";
 import * as tagLifecycle from "./0014-tag-lifecycle.ts";
 import * as uploadWriter from "./0015-upload-writer.ts";
 
@@ -28,6 +29,7 @@ export const migrationProvider: MigrationProvider = {
       "0009-event-retention": eventRetention,
       "0010-org-vulnerabilities": orgVulnerabilities,
       "0012-library-deprecations": libraryDeprecations,
+      "0013-registry-gc": registryGc,
       "0014-tag-lifecycle": tagLifecycle,
       "0015-upload-writer": uploadWriter,
     };
