@@ -142,6 +142,7 @@ export async function startLading(
   const blobs = await createBlobStore({
     dataDir: config.dataDir,
     blobStoreUrl: config.blobStoreUrl,
+    uploadMemoryBytes: config.uploadMemoryBytes,
   });
   const termsGate = createTermsGate(db, config.requiredTerms);
   const registry = { ...ctx, blobs, termsGate };

@@ -12,7 +12,10 @@ const blocksPerSlab = 16;
 const maxSlabs = 4;
 /** Idle movable blocks kept for reuse; more go to the garbage collector. */
 const maxIdleMovable = 64;
+/** Idle blocks of each kind kept once every upload has ended; the rest are given back. */
+const keptWhenIdle = 8;
 let slabs = 0;
+const slabBuffers: ArrayBuffer[] = [];
 const movable: ArrayBuffer[] = [];
 const aligned: Buffer[] = [];
 const alignedSlabs = new WeakSet<ArrayBufferLike>();
@@ -65,8 +68,29 @@ function addSlab(): boolean {
     return false;
   }
   slabs++;
+  slabBuffers.push(slab);
   alignedSlabs.add(slab);
   for (let i = 0; i < blocksPerSlab; i++)
     aligned.push(Buffer.from(slab, i * blockBytes, blockBytes));
   return true;
+}
+
+/**
+ * Lets go of idle blocks past the first few, and of every aligned slab (but the first) whose
+ * blocks are all idle, for the garbage collector to give back to the system: a burst of
+ * uploads then leaves no more than about 24 MiB of blocks behind. Returns whether it let go of
+ * anything.
+ */
+export function trimIdleBlocks(): boolean {
+  const before = movable.length + slabs;
+  movable.length = Math.min(movable.length, keptWhenIdle);
+  for (let i = slabBuffers.length - 1; i >= 1; i--) {
+    const slab = slabBuffers[i];
+    if (aligned.filter((block) => block.buffer === slab).length !== blocksPerSlab) continue;
+    for (let j = aligned.length - 1; j >= 0; j--)
+      if (aligned[j].buffer === slab) aligned.splice(j, 1);
+    slabBuffers.splice(i, 1);
+    slabs--;
+  }
+  return movable.length + slabs < before;
 }
