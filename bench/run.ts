@@ -7,13 +7,14 @@ import { measureListLatency } from "./list-latency.ts";
 import { measurePullEvents } from "./pull-events-bench.ts";
 import { measureRegistry } from "./registry-bench.ts";
 import { measureSbomGeneration } from "./sbom-generation-bench.ts";
+import { measureUploadMemory, targetAddedMiB } from "./upload-memory-bench.ts";
 import { measureVulnReports } from "./vuln-report-bench.ts";
 
 /**
  * `npm run bench`: list latency (Platform core) and registry throughput (Registry), printing
  * every number, the ratio to Distribution where it is installed, and whether each target is met.
  * `npm run bench -- lists`, `-- registry`, `-- pull-events`, `-- advisories`, `-- sbom`,
- * `-- reports`, `-- events` or `-- libraries` runs one part.
+ * `-- reports`, `-- events`, `-- libraries` or `-- upload-memory` runs one part.
  */
 const only = process.argv[2];
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -185,4 +186,19 @@ if (!only || only === "libraries") {
       `${r.workload.padEnd(53)} ${`${r.rate.toFixed(0)} req/s`.padEnd(13)} ${String(r.bytes).padEnd(7)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
     );
   }
+}
+
+if (!only || only === "upload-memory") {
+  const rows = await measureUploadMemory(log);
+  console.log(
+    "\nupload memory                          baseline   peak       after      added      throughput   target (added)",
+  );
+  const mib = (n: number) => `${n.toFixed(0)} MiB`;
+  for (const r of rows) {
+    const workload = `${r.count} × ${r.sizeMiB} MiB ${r.mode}, ${r.store}`;
+    console.log(
+      `${workload.padEnd(38)} ${mib(r.baselineMiB).padEnd(10)} ${mib(r.peakMiB).padEnd(10)} ${mib(r.afterMiB).padEnd(10)} ${mib(r.addedMiB).padEnd(10)} ${`${r.throughput.toFixed(1)} MiB/s`.padEnd(12)} < ${targetAddedMiB} MiB ${r.addedMiB < targetAddedMiB ? "ok" : "MISSED"}`,
+    );
+  }
+  console.log(`(after: RSS ${rows[0]?.settleSeconds ?? 20} s after the last upload was answered)`);
 }
