@@ -78,11 +78,9 @@ function addSlab(): boolean {
 /**
  * Lets go of idle blocks past the first few, and of every aligned slab (but the first) whose
  * blocks are all idle, for the garbage collector to give back to the system: a burst of
- * uploads then leaves no more than about 24 MiB of blocks behind. Returns whether it let go of
- * anything.
+ * uploads then leaves no more than about 24 MiB of blocks behind.
  */
-export function trimIdleBlocks(): boolean {
-  const before = movable.length + slabs;
+export function trimIdleBlocks(): void {
   movable.length = Math.min(movable.length, keptWhenIdle);
   for (let i = slabBuffers.length - 1; i >= 1; i--) {
     const slab = slabBuffers[i];
@@ -92,5 +90,4 @@ export function trimIdleBlocks(): boolean {
     slabBuffers.splice(i, 1);
     slabs--;
   }
-  return movable.length + slabs < before;
 }

@@ -6,11 +6,17 @@ import type { MemoryBudget } from "./memory-budget.ts";
 const idleTrimMs = 2000;
 let trimTimer: NodeJS.Timeout | undefined;
 
-/** Gives idle blocks back once `budget` has lent nothing for {@link idleTrimMs}. */
+/**
+ * Gives idle blocks back once `budget` has lent nothing for {@link idleTrimMs}, and collects
+ * once: S3 part buffers and the blocks let go are old by then, and an idle server may not
+ * collect its old generation for minutes.
+ */
 export function trimWhenIdle(budget: MemoryBudget): void {
   clearTimeout(trimTimer);
   trimTimer = setTimeout(() => {
-    if (budget.used === 0 && trimIdleBlocks()) collectReleasedBuffers();
+    if (budget.used !== 0) return;
+    trimIdleBlocks();
+    collectReleasedBuffers();
   }, idleTrimMs);
   trimTimer.unref();
 }
