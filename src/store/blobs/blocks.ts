@@ -91,3 +91,8 @@ export function trimIdleBlocks(): void {
     slabs--;
   }
 }
+
+/** Bytes the pool keeps: its spare movable blocks and its aligned slabs, lent or not. */
+export function pooledBytes(): number {
+  return (movable.length + slabs * blocksPerSlab) * blockBytes;
+}
