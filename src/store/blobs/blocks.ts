@@ -82,6 +82,7 @@ function addSlab(): boolean {
  */
 export function trimIdleBlocks(): void {
   movable.length = Math.min(movable.length, keptWhenIdle);
+  spareParts.length = 0;
   for (let i = slabBuffers.length - 1; i >= 1; i--) {
     const slab = slabBuffers[i];
     if (aligned.filter((block) => block.buffer === slab).length !== blocksPerSlab) continue;
@@ -95,4 +96,30 @@ export function trimIdleBlocks(): void {
 /** Bytes the pool keeps: its spare movable blocks and its aligned slabs, lent or not. */
 export function pooledBytes(): number {
   return (movable.length + slabs * blocksPerSlab) * blockBytes;
+}
+
+/** Spare part buffers, all of the size last asked for. */
+const spareParts: Buffer[] = [];
+
+/**
+ * Lends a buffer of `bytes` (an S3 part). It is the memory of a WebAssembly memory of its own
+ * where the platform has one: V8 maps such memory straight from the system and unmaps it once
+ * the buffer is collected, where a plain buffer this size comes from the C heap, which keeps
+ * what it freed resident. Returned ones are reused until {@link trimIdleBlocks}.
+ */
+export function borrowPartBuffer(bytes: number): Buffer {
+  const spare = spareParts.pop();
+  if (spare && spare.byteLength === bytes) return spare;
+  spareParts.length = 0;
+  try {
+    const pages = Math.ceil(bytes / wasmPageBytes);
+    return Buffer.from(new WebAssembly.Memory({ initial: pages }).buffer, 0, bytes);
+  } catch {
+    return Buffer.allocUnsafeSlow(bytes);
+  }
+}
+
+/** Gives a buffer from {@link borrowPartBuffer} back; nothing may use it afterwards. */
+export function returnPartBuffer(buffer: Buffer): void {
+  spareParts.push(buffer);
 }

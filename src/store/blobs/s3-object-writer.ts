@@ -6,6 +6,7 @@ import {
   type S3Client,
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
+import { borrowPartBuffer, returnPartBuffer } from "./blocks.ts";
 import { relieveBuffers } from "./buffer-relief.ts";
 import type { DigestHasher } from "./digest.ts";
 import { trimWhenIdle } from "./idle-trim.ts";
@@ -45,7 +46,8 @@ export async function writeObject(
   const { client, bucket, key, partSize, queueSize, memory, hasher, verify } = options;
   const leases: MemoryLease[] = [await memory.acquire(partSize)];
   /** Part buffers not being uploaded. */
-  const free: Buffer[] = [Buffer.allocUnsafeSlow(partSize)];
+  const free: Buffer[] = [borrowPartBuffer(partSize)];
+  const owned = [...free];
   let part = free.pop() as Buffer;
   let filled = 0;
   let total = 0;
@@ -87,7 +89,9 @@ export async function writeObject(
       const more = memory.tryAcquire(partSize);
       if (more) {
         leases.push(more);
-        free.push(Buffer.allocUnsafeSlow(partSize));
+        const buffer = borrowPartBuffer(partSize);
+        owned.push(buffer);
+        free.push(buffer);
       }
     }
     while (free.length === 0 || inFlight.size >= queueSize) await Promise.race(inFlight);
@@ -137,6 +141,7 @@ export async function writeObject(
     }
     throw error;
   } finally {
+    for (const buffer of owned) returnPartBuffer(buffer);
     for (const lease of leases) lease.release();
     if (memory.used === 0) trimWhenIdle(memory);
   }
