@@ -65,12 +65,12 @@ export async function startLadingProcess(
   const child = spawn(
     process.execPath,
     [cli, "serve", "--log-level", "warn", ...serveFlags, ...flags],
-    {
-      stdio: "ignore",
-    },
+    // LADING_BENCH_VERBOSE=1 shows the server's own complaints (a crash, a refused flag).
+    { stdio: ["ignore", "ignore", process.env.LADING_BENCH_VERBOSE ? "inherit" : "ignore"] },
   );
   const url = `http://127.0.0.1:${registryPort}`;
-  for (let i = 0; i < 100; i++) {
+  // Up to a minute: a loaded machine starts a server slowly.
+  for (let i = 0; i < 600; i++) {
     const up = await fetch(`${url}/v2/`, { headers: { authorization: `Bearer ${token}` } }).then(
       (r) => r.ok,
       () => false,

@@ -10,13 +10,15 @@ import { measureRegistry } from "./registry-bench.ts";
 import { measureReplicas } from "./replicas-bench.ts";
 import { measureSbomGeneration } from "./sbom-generation-bench.ts";
 import { measureScanIsolation } from "./scan-isolation-bench.ts";
+import { measureUploadMemory, targetAddedMiB } from "./upload-memory-bench.ts";
 import { measureVulnReports } from "./vuln-report-bench.ts";
 
 /**
  * `npm run bench`: list latency (Platform core) and registry throughput (Registry), printing
  * every number, the ratio to Distribution where it is installed, and whether each target is met.
  * `npm run bench -- lists`, `-- registry`, `-- pull-events`, `-- advisories`, `-- sbom`,
- * `-- reports`, `-- scans`, `-- events`, `-- libraries`, `-- replicas` or `-- gc` runs one part.
+ * `-- reports`, `-- scans`, `-- events`, `-- libraries`, `-- replicas`, `-- gc` or `-- upload-memory`
+ * runs one part.
  */
 const only = process.argv[2];
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -233,4 +235,19 @@ if (!only || only === "gc") {
       `${r.pair.padEnd(27)} ${String(r.manifests).padEnd(9)} ${String(r.blobs).padEnd(7)} ${`${r.deletedManifests}/${r.deletedBlobs}`.padEnd(14)} ${r.seconds.toFixed(1).padEnd(8)} ${r.idleRate.toFixed(0).padEnd(9)} ${r.duringRate.toFixed(0).padEnd(11)} ${`${r.usageP50.toFixed(1)}/${r.usageP99.toFixed(1)} ms`.padEnd(18)} <60s ${fast ? "ok" : "MISSED"}, GET ≥80% ${steady ? "ok" : "MISSED"}, usage p99 <20ms ${usage ? "ok" : "MISSED"}`,
     );
   }
+}
+
+if (!only || only === "upload-memory") {
+  const rows = await measureUploadMemory(log);
+  console.log(
+    "\nupload memory                          baseline   peak       after      added      throughput   target (added)",
+  );
+  const mib = (n: number) => `${n.toFixed(0)} MiB`;
+  for (const r of rows) {
+    const workload = `${r.count} × ${r.sizeMiB} MiB ${r.mode}, ${r.store}`;
+    console.log(
+      `${workload.padEnd(38)} ${mib(r.baselineMiB).padEnd(10)} ${mib(r.peakMiB).padEnd(10)} ${mib(r.afterMiB).padEnd(10)} ${mib(r.addedMiB).padEnd(10)} ${`${r.throughput.toFixed(1)} MiB/s`.padEnd(12)} < ${targetAddedMiB} MiB ${r.addedMiB < targetAddedMiB ? "ok" : "MISSED"}`,
+    );
+  }
+  console.log(`(after: RSS ${rows[0]?.settleSeconds ?? 20} s after the last upload was answered)`);
 }

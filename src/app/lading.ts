@@ -166,6 +166,7 @@ export async function startLading(
   const blobs = await createBlobStore({
     dataDir: config.dataDir,
     blobStoreUrl: config.blobStoreUrl,
+    uploadMemoryBytes: config.uploadMemoryBytes,
   });
   const termsGate = createTermsGate(db, config.requiredTerms);
   // One set of process metrics, served on both listeners' /metrics after their own.

@@ -235,3 +235,15 @@ it("allows no internal destination unless --outbound-allow (or its loopback alia
     /--events-allow-http-loopback must be true or false/,
   );
 });
+
+it("--upload-memory takes binary units, defaults to 128 MiB, refuses less than 16 MiB", () => {
+  assert.equal(resolveConfig({}, {}).uploadMemoryBytes, 128 * 1024 ** 2);
+  assert.equal(resolveConfig({ uploadMemory: "1GiB" }, {}).uploadMemoryBytes, 1024 ** 3);
+  assert.equal(
+    resolveConfig({}, { LADING_UPLOAD_MEMORY: "64MiB" }).uploadMemoryBytes,
+    64 * 1024 ** 2,
+  );
+  for (const bad of ["8MiB", "0", "lots", "1.5GiB"]) {
+    assert.throws(() => resolveConfig({ uploadMemory: bad }, {}), /--upload-memory/, bad);
+  }
+});

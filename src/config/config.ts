@@ -62,6 +62,8 @@ export interface LadingConfig {
   eventsPulls: boolean;
   /** Largest file one library upload (wheel, npm tarball, Maven file) may be. Default 1 GiB. */
   librariesMaxFileBytes: number;
+  /** Buffer memory all blob uploads of the process share at once. Default 128 MiB. */
+  uploadMemoryBytes: number;
   /** Webhook delivery: timeouts, retries, retention. */
   events: Readonly<EventsSettings>;
   /** Which internal destinations requests made on a tenant's behalf may reach. */
@@ -99,6 +101,7 @@ export interface ConfigInput {
   scanMaxMemory?: string;
   eventsPulls?: string;
   librariesMaxFileSize?: string;
+  uploadMemory?: string;
   eventsAllowHttpLoopback?: string;
   eventsTimeout?: string;
   eventsRetryWindow?: string;
@@ -139,6 +142,7 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   scanMaxMemory: "LADING_SCAN_MAX_MEMORY",
   eventsPulls: "LADING_EVENTS_PULLS",
   librariesMaxFileSize: "LADING_LIBRARIES_MAX_FILE_SIZE",
+  uploadMemory: "LADING_UPLOAD_MEMORY",
   eventsAllowHttpLoopback: "LADING_EVENTS_ALLOW_HTTP_LOOPBACK",
   eventsTimeout: "LADING_EVENTS_TIMEOUT",
   eventsRetryWindow: "LADING_EVENTS_RETRY_WINDOW",
@@ -271,6 +275,11 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
   if (maxFileSize.error !== undefined) {
     throw new Error(`--libraries-max-file-size: ${maxFileSize.error}`);
   }
+  const uploadMemory = parseByteSize(pick("uploadMemory") ?? "128MiB");
+  const uploadMemoryBytes = uploadMemory.value ?? 0;
+  if (uploadMemoryBytes < 16 * 1024 ** 2) {
+    throw new Error(`--upload-memory: ${uploadMemory.error ?? "must be at least 16MiB"}`);
+  }
   const connections = resolveConnectionLimits({
     headersTimeout: pick("headersTimeout"),
     requestIdleTimeout: pick("requestIdleTimeout"),
@@ -319,6 +328,7 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     scanMaxMemoryBytes: scanMaxMemory.value ?? 384 * 1024 ** 2,
     eventsPulls: eventsPulls === "true",
     librariesMaxFileBytes: maxFileSize.value ?? 1024 ** 3,
+    uploadMemoryBytes,
     events: Object.freeze(events),
     outbound: Object.freeze(outbound),
     gc: Object.freeze(gc),

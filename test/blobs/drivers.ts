@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BlobStoreDriver, createFilesystemBlobStore } from "../../src/store/blobs/index.ts";
+import type { MemoryBudget } from "../../src/store/blobs/memory-budget.ts";
 import { createS3BlobStore } from "../../src/store/blobs/s3-blob-store.ts";
 import { startS3rver } from "../support/s3rver.ts";
 
@@ -13,7 +14,8 @@ export const blobDrivers = ["filesystem", "filesystem-page-cache", "s3"] as cons
 
 /** A fresh, empty blob store location; `open` makes a new instance on it, as another replica would. */
 export interface TestBlobStore {
-  open(): BlobStoreDriver;
+  /** `memory` lends the writes their buffers (default the process-wide budget). */
+  open(options?: { memory?: MemoryBudget }): BlobStoreDriver;
   /**
    * Where the bytes lie on disk: the filesystem store's directory, or for S3 the directory of
    * the store's prefix inside the s3rver's files (one `<name>._S3rver_object` file per key).
@@ -36,15 +38,16 @@ export async function createTestBlobStore(
   if (driver !== "s3") {
     const directIo = driver === "filesystem";
     return {
-      open: () => createFilesystemBlobStore({ dir, directIo }),
+      open: (options = {}) => createFilesystemBlobStore({ dir, directIo, ...options }),
       dir,
       cleanup: () => rm(dir, { recursive: true, force: true }),
     };
   }
   const server = await startS3rver(dir, "lading-test");
   return {
-    open: () =>
+    open: (options = {}) =>
       createS3BlobStore({
+        ...options,
         bucket: "lading-test",
         prefix: "registry/blobs-test",
         endpoint: server.endpoint,

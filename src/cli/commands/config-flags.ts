@@ -120,6 +120,11 @@ export const configFlags: FlagSpec[] = [
     help: "largest file one library upload may be, e.g. 512MiB (default 1GiB)",
   },
   {
+    name: "upload-memory",
+    value: "SIZE",
+    help: "buffer memory all blob uploads share; past it they wait their turn (default 128MiB)",
+  },
+  {
     name: "outbound-allow",
     value: "LIST",
     help: "internal hosts and CIDRs requests on a tenant's behalf may reach, e.g. 10.1.0.0/16,idp.corp.example (default none)",
@@ -213,6 +218,7 @@ export function configFromFlags(parsed: ParsedArgs): ConfigInput {
     scanMaxMemory: text("scan-max-memory"),
     eventsPulls: text("events-pulls"),
     librariesMaxFileSize: text("libraries-max-file-size"),
+    uploadMemory: text("upload-memory"),
     eventsAllowHttpLoopback:
       parsed.flags["events-allow-http-loopback"] === true ? "true" : undefined,
     eventsTimeout: text("events-timeout"),

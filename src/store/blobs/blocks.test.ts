@@ -9,7 +9,9 @@ import {
   borrowAlignedBlocks,
   borrowBlocks,
   isAligned,
+  pooledBytes,
   returnBlocks,
+  trimIdleBlocks,
 } from "./blocks.ts";
 
 describe("blocks", () => {
@@ -62,4 +64,20 @@ describe("blocks", () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+});
+
+it("lets go of all but 8 spare blocks and one slab once trimmed", () => {
+  const MiB = 1 << 20;
+  const aligned = borrowAlignedBlocks(40);
+  const plain = borrowBlocks(20);
+  assert.ok(aligned.every(isAligned));
+  returnBlocks(aligned);
+  returnBlocks(plain);
+  assert.ok(pooledBytes() >= 68 * MiB, `${pooledBytes() / MiB} MiB pooled`);
+  trimIdleBlocks();
+  assert.ok(pooledBytes() <= 24 * MiB, `${pooledBytes() / MiB} MiB pooled after the trim`);
+  // And it lends as before.
+  const again = borrowAlignedBlocks(40);
+  assert.ok(again.every(isAligned));
+  returnBlocks(again);
 });

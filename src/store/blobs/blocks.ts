@@ -12,7 +12,10 @@ const blocksPerSlab = 16;
 const maxSlabs = 4;
 /** Idle movable blocks kept for reuse; more go to the garbage collector. */
 const maxIdleMovable = 64;
+/** Idle blocks of each kind kept once every upload has ended; the rest are given back. */
+const keptWhenIdle = 8;
 let slabs = 0;
+const slabBuffers: ArrayBuffer[] = [];
 const movable: ArrayBuffer[] = [];
 const aligned: Buffer[] = [];
 const alignedSlabs = new WeakSet<ArrayBufferLike>();
@@ -65,8 +68,58 @@ function addSlab(): boolean {
     return false;
   }
   slabs++;
+  slabBuffers.push(slab);
   alignedSlabs.add(slab);
   for (let i = 0; i < blocksPerSlab; i++)
     aligned.push(Buffer.from(slab, i * blockBytes, blockBytes));
   return true;
+}
+
+/**
+ * Lets go of idle blocks past the first few, and of every aligned slab (but the first) whose
+ * blocks are all idle, for the garbage collector to give back to the system: a burst of
+ * uploads then leaves no more than about 24 MiB of blocks behind.
+ */
+export function trimIdleBlocks(): void {
+  movable.length = Math.min(movable.length, keptWhenIdle);
+  spareParts.length = 0;
+  for (let i = slabBuffers.length - 1; i >= 1; i--) {
+    const slab = slabBuffers[i];
+    if (aligned.filter((block) => block.buffer === slab).length !== blocksPerSlab) continue;
+    for (let j = aligned.length - 1; j >= 0; j--)
+      if (aligned[j].buffer === slab) aligned.splice(j, 1);
+    slabBuffers.splice(i, 1);
+    slabs--;
+  }
+}
+
+/** Bytes the pool keeps: its spare movable blocks and its aligned slabs, lent or not. */
+export function pooledBytes(): number {
+  return (movable.length + slabs * blocksPerSlab) * blockBytes;
+}
+
+/** Spare part buffers, all of the size last asked for. */
+const spareParts: Buffer[] = [];
+
+/**
+ * Lends a buffer of `bytes` (an S3 part). It is the memory of a WebAssembly memory of its own
+ * where the platform has one: V8 maps such memory straight from the system and unmaps it once
+ * the buffer is collected, where a plain buffer this size comes from the C heap, which keeps
+ * what it freed resident. Returned ones are reused until {@link trimIdleBlocks}.
+ */
+export function borrowPartBuffer(bytes: number): Buffer {
+  const spare = spareParts.pop();
+  if (spare && spare.byteLength === bytes) return spare;
+  spareParts.length = 0;
+  try {
+    const pages = Math.ceil(bytes / wasmPageBytes);
+    return Buffer.from(new WebAssembly.Memory({ initial: pages }).buffer, 0, bytes);
+  } catch {
+    return Buffer.allocUnsafeSlow(bytes);
+  }
+}
+
+/** Gives a buffer from {@link borrowPartBuffer} back; nothing may use it afterwards. */
+export function returnPartBuffer(buffer: Buffer): void {
+  spareParts.push(buffer);
 }

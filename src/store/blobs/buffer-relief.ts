@@ -4,7 +4,7 @@ import { runInNewContext } from "node:vm";
 /** Bytes streamed between two young-generation collections. */
 const reliefBytes = 4 * 1024 * 1024;
 
-type MinorGc = (options: { type: "minor" }) => void;
+type MinorGc = (options?: { type: "minor" }) => void;
 let collect: MinorGc | null | undefined;
 let streamed = 0;
 
@@ -32,4 +32,13 @@ export function relieveBuffers(bytes: number): void {
   if (streamed < reliefBytes) return;
   streamed = 0;
   minorGc()?.({ type: "minor" });
+}
+
+/**
+ * A full collection, once a burst of uploads has ended and let go of its blocks: they live in
+ * the old generation, which V8 may not collect for minutes on an idle server, and until it
+ * does their memory stays resident.
+ */
+export function collectReleasedBuffers(): void {
+  minorGc()?.();
 }

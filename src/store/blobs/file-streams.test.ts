@@ -9,6 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { blockBytes } from "./blocks.ts";
 import { copyFileRange, type WriteTarget, writeStream } from "./file-streams.ts";
 import { createBlockHasher } from "./hash-workers.ts";
+import { sharedUploadMemory } from "./memory-budget.ts";
 
 /** `bytes` as a stream of uneven chunks, as a socket delivers them. */
 function unevenChunks(bytes: Buffer): Readable {
@@ -71,7 +72,13 @@ describe("file streams", () => {
     const target: WriteTarget = { handle, direct, readBack: readBack as FileHandle | undefined };
     const hasher = createBlockHasher("sha256");
     try {
-      const written = await writeStream(target, unevenChunks(bytes), prefix, hasher);
+      const written = await writeStream(
+        target,
+        unevenChunks(bytes),
+        prefix,
+        hasher,
+        sharedUploadMemory,
+      );
       return {
         written,
         digest: await hasher.digest(),

@@ -11,11 +11,15 @@ import {
 import { relieveBuffers } from "./buffer-relief.ts";
 import { createDigestHasher } from "./digest.ts";
 import type { BlockHasher } from "./hash-workers.ts";
+import { trimWhenIdle } from "./idle-trim.ts";
+import type { MemoryBudget, MemoryLease } from "./memory-budget.ts";
 
 /** File offsets of direct writes are multiples of this (the largest common logical block size). */
 const directAlignment = 4096;
-/** Blocks per blob being written: one fills while the others are hashed and written. */
-const writeDepth = 4;
+/** Most blocks per blob being written: one fills while the others are hashed and written. */
+const maxWriteDepth = 4;
+/** Memory of one slot: its block to hash and its block to write. */
+const slotBytes = 2 * blockBytes;
 
 /** The file {@link writeStream} writes to. */
 export interface WriteTarget {
@@ -40,12 +44,35 @@ export interface WriteTarget {
  * Writes `body` at `position` and returns the byte count. Chunks are copied into 1 MiB blocks,
  * twice: one copy moves to `hasher`'s worker thread to be hashed, the other, page-aligned, is
  * written; both happen while the next blocks fill, so the event loop does little but copy.
+ * The blocks are lent by `budget`: one slot (2 MiB) is waited for before the body is read, up
+ * to three more are taken only when free at once, and all go back when the write ends.
  */
 export async function writeStream(
   target: WriteTarget,
   body: Readable,
   position: number,
   hasher: BlockHasher,
+  budget: MemoryBudget,
+): Promise<number> {
+  const leases: MemoryLease[] = [await budget.acquire(slotBytes)];
+  for (let extra: MemoryLease | undefined; leases.length < maxWriteDepth; leases.push(extra)) {
+    extra = budget.tryAcquire(slotBytes);
+    if (!extra) break;
+  }
+  try {
+    return await writeSlots(target, body, position, hasher, leases.length);
+  } finally {
+    for (const lease of leases) lease.release();
+    if (budget.used === 0) trimWhenIdle(budget);
+  }
+}
+
+async function writeSlots(
+  target: WriteTarget,
+  body: Readable,
+  position: number,
+  hasher: BlockHasher,
+  writeDepth: number,
 ): Promise<number> {
   const toHash = borrowBlocks(writeDepth);
   const toWrite = borrowAlignedBlocks(writeDepth);

@@ -16,6 +16,7 @@ import { clampRange } from "./byte-range.ts";
 import { pickAlgorithm, requireDigest } from "./digest.ts";
 import { copyFileRange, hashFile, type WriteTarget, writeStream } from "./file-streams.ts";
 import { type BlockHasher, createBlockHasher } from "./hash-workers.ts";
+import { type MemoryBudget, sharedUploadMemory } from "./memory-budget.ts";
 import { ignoreMissing, sweepTempFiles, tempNamePattern } from "./temp-files.ts";
 
 /** Options of {@link createFilesystemBlobStore}. */
@@ -38,6 +39,8 @@ export interface FilesystemBlobStoreOptions {
    * goes, so the first pull of a fresh blob is served from memory. Default true.
    */
   warmCache?: boolean;
+  /** Lends every write its buffers; default the process-wide {@link sharedUploadMemory}. */
+  memory?: MemoryBudget;
 }
 
 const maxRunningHashes = 4096;
@@ -57,6 +60,7 @@ export function createFilesystemBlobStore(options: FilesystemBlobStoreOptions): 
   const durable = options.fsync ?? true;
   let directIo = (options.directIo ?? true) && constants.O_DIRECT !== undefined;
   const warmCache = options.warmCache ?? true;
+  const memory = options.memory ?? sharedUploadMemory;
   const tmpDir = join(dir, "tmp");
   /** Running digests of uploads in progress on this replica, by temp file name. */
   const running = new Map<string, BlockHasher>();
@@ -119,7 +123,7 @@ export function createFilesystemBlobStore(options: FilesystemBlobStoreOptions): 
     const readBack = direct && warmCache ? await open(path, "r") : undefined;
     const target: WriteTarget = { handle, direct, readBack };
     try {
-      return await writeStream(target, body, position, hasher);
+      return await writeStream(target, body, position, hasher, memory);
     } finally {
       if (direct && !target.direct) directIo = false;
       await direct?.close();

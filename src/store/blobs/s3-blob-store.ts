@@ -19,6 +19,7 @@ import {
 } from "./blob-store.ts";
 import { clampRange } from "./byte-range.ts";
 import { createDigestHasher, pickAlgorithm, requireDigest } from "./digest.ts";
+import { type MemoryBudget, sharedUploadMemory } from "./memory-budget.ts";
 import { writeObject } from "./s3-object-writer.ts";
 import { deleteObjects, listKeys, deleteKeys as removeKeys, sweepS3 } from "./s3-sweep.ts";
 
@@ -37,8 +38,13 @@ export interface S3BlobStoreOptions {
   credentials?: S3ClientConfig["credentials"];
   /** Bytes per multipart part; default 8 MiB (S3's minimum is 5 MiB, except for the last part). */
   partSize?: number;
-  /** Parts uploading in parallel per write; default 4. Memory per write ≈ partSize × (queueSize + 1). */
+  /**
+   * Most parts uploading in parallel per write; default 4. A write holds one part buffer, and
+   * up to `queueSize` + 1 while `memory` has them to spare.
+   */
   queueSize?: number;
+  /** Lends every write its part buffers; default the process-wide {@link sharedUploadMemory}. */
+  memory?: MemoryBudget;
   /** A ready client, used instead of building one from the options above. */
   client?: S3Client;
 }
@@ -80,7 +86,11 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStoreDriver 
       requestChecksumCalculation: "WHEN_REQUIRED",
       responseChecksumValidation: "WHEN_REQUIRED",
     });
-  const write = { client, bucket, partSize, queueSize };
+  const memory = options.memory ?? sharedUploadMemory;
+  if (memory.limit < partSize) {
+    throw new RangeError("S3 blob store: the upload memory must hold at least one part");
+  }
+  const write = { client, bucket, partSize, queueSize, memory };
 
   const blobKey = (digest: string) => {
     const { algorithm, hex } = requireDigest(digest);

@@ -6,7 +6,11 @@ import {
   type S3Client,
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
+import { borrowPartBuffer, returnPartBuffer } from "./blocks.ts";
+import { relieveBuffers } from "./buffer-relief.ts";
 import type { DigestHasher } from "./digest.ts";
+import { trimWhenIdle } from "./idle-trim.ts";
+import type { MemoryBudget, MemoryLease } from "./memory-budget.ts";
 
 /** Where and how {@link writeObject} writes. */
 export interface ObjectWriteOptions {
@@ -15,8 +19,13 @@ export interface ObjectWriteOptions {
   key: string;
   /** Bytes buffered per part; the object is a single PUT when it fits in one part. */
   partSize: number;
-  /** Parts uploading at once; memory stays under `partSize × (queueSize + 1)`. */
+  /** Most parts uploading at once; each holds a part buffer lent by `memory`. */
   queueSize: number;
+  /**
+   * Lends the part buffers: one is waited for before the body is read, more are taken only
+   * when free at once (up to `queueSize` + 1), and all go back when the write ends.
+   */
+  memory: MemoryBudget;
   /** Sees every byte, in order. */
   hasher?: DigestHasher;
   /** Runs once all bytes are read, before anything becomes visible; throwing stores nothing. */
@@ -26,15 +35,21 @@ export interface ObjectWriteOptions {
 /**
  * Streams `body` to one object. A body larger than one part goes through a multipart upload
  * that is completed only after `verify` passed, so no reader ever sees unverified bytes; on any
- * failure the multipart upload is aborted. Returns the byte count.
+ * failure the multipart upload is aborted. Chunks are copied into whole part buffers (S3 wants
+ * at least 5 MiB a part), never gathered and joined, so a part costs its buffer and no more.
+ * Returns the byte count.
  */
 export async function writeObject(
   body: AsyncIterable<unknown>,
   options: ObjectWriteOptions,
 ): Promise<number> {
-  const { client, bucket, key, partSize, queueSize, hasher, verify } = options;
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
+  const { client, bucket, key, partSize, queueSize, memory, hasher, verify } = options;
+  const leases: MemoryLease[] = [await memory.acquire(partSize)];
+  /** Part buffers not being uploaded. */
+  const free: Buffer[] = [borrowPartBuffer(partSize)];
+  const owned = [...free];
+  let part = free.pop() as Buffer;
+  let filled = 0;
   let total = 0;
   let uploadId: string | undefined;
   let nextPart = 1;
@@ -42,10 +57,12 @@ export async function writeObject(
   const inFlight = new Set<Promise<void>>();
   let failure: unknown;
 
-  const sendPart = async (data: Buffer) => {
+  /** Uploads the current part and finds the next buffer: a free one, a new one, or the first to come back. */
+  const sendPart = async () => {
     uploadId ??= (await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key })))
       .UploadId;
     const PartNumber = nextPart++;
+    const data = part;
     const task = client
       .send(
         new UploadPartCommand({
@@ -53,7 +70,7 @@ export async function writeObject(
           Key: key,
           UploadId: uploadId,
           PartNumber,
-          Body: data,
+          Body: data.subarray(0, filled),
         }),
       )
       .then((result) => {
@@ -64,33 +81,44 @@ export async function writeObject(
       })
       .finally(() => {
         inFlight.delete(task);
+        free.push(data);
       });
     inFlight.add(task);
-    while (inFlight.size >= queueSize) await Promise.race(inFlight);
+    filled = 0;
+    if (free.length === 0 && inFlight.size < queueSize + 1) {
+      const more = memory.tryAcquire(partSize);
+      if (more) {
+        leases.push(more);
+        const buffer = borrowPartBuffer(partSize);
+        owned.push(buffer);
+        free.push(buffer);
+      }
+    }
+    while (free.length === 0 || inFlight.size >= queueSize) await Promise.race(inFlight);
     if (failure) throw failure;
+    part = free.pop() as Buffer;
   };
 
   try {
     for await (const chunk of body) {
       const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
       hasher?.update(buffer);
-      pending.push(buffer);
-      pendingBytes += buffer.byteLength;
+      relieveBuffers(buffer.byteLength);
       total += buffer.byteLength;
-      if (pendingBytes >= partSize) {
-        const data = Buffer.concat(pending, pendingBytes);
-        pending = [];
-        pendingBytes = 0;
-        await sendPart(data);
+      for (let from = 0; from < buffer.byteLength; ) {
+        const copied = buffer.copy(part, filled, from);
+        from += copied;
+        filled += copied;
+        if (filled === partSize) await sendPart();
       }
     }
     if (uploadId === undefined) {
       verify?.();
-      const data = Buffer.concat(pending, pendingBytes);
+      const data = part.subarray(0, filled);
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: data }));
       return total;
     }
-    if (pendingBytes > 0) await sendPart(Buffer.concat(pending, pendingBytes));
+    if (filled > 0) await sendPart();
     await Promise.all(inFlight);
     if (failure) throw failure;
     verify?.();
@@ -112,5 +140,9 @@ export async function writeObject(
         .catch(() => undefined);
     }
     throw error;
+  } finally {
+    for (const buffer of owned) returnPartBuffer(buffer);
+    for (const lease of leases) lease.release();
+    if (memory.used === 0) trimWhenIdle(memory);
   }
 }
