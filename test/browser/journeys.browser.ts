@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
+import { setQuota } from "../../src/lifecycle/index.ts";
 import { createLogger } from "../../src/server/index.ts";
 import { type EventSink, startEventSink } from "../support/event-sink.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
@@ -310,8 +311,15 @@ describe("console journeys [sqlite]", () => {
     await page.goto(url("/libraries"));
     await page.getByRole("heading", { name: "Libraries" }).waitFor();
     await checkView(page, "libraries");
+    // An operator's quota (lading admin storage quota) shows as a meter beside the usage.
+    await setQuota(server.lading.store.db, server.org.groupUid, 50_000_000);
     await page.goto(url("/orgs/acme/storage"));
     await page.getByRole("heading", { name: "Storage of acme" }).waitFor();
+    await page.getByText(/% of the 50\.0 MB quota/).waitFor();
+    const row = page.getByRole("table", { name: "Storage by repository" }).getByRole("row", {
+      name: /^app /,
+    });
+    await row.getByText(/^\d+(\.\d+)? (B|kB|MB)$/).waitFor();
     await checkView(page, "storage");
     await page.goto(url("/no/such/page"));
     await page.getByRole("heading", { name: "Page not found" }).waitFor();
