@@ -260,15 +260,24 @@ describe("console journeys [sqlite]", () => {
     await page.getByLabel("Identity", { exact: true }).selectOption({ label: "ci-robot" });
     await page.getByLabel("Role", { exact: true }).selectOption({ label: "viewer" });
     await page.getByRole("button", { name: "Bind" }).click();
-    await page.getByRole("row", { name: /ci-robot.*viewer/ }).waitFor();
-    const bindings = await rest<{
-      roleBindings: { identity: { name: string }; role: { name: string } }[];
-    }>(server, "GET", `/iam/v2/roleBindings?uidp.descendants_of=${server.org.groupUid}`);
-    assert.ok(
-      bindings.roleBindings.some(
-        (b) => b.identity?.name === "ci-robot" && b.role?.name === "viewer",
-      ),
-    );
+    const roleOf = page.getByLabel("Role of ci-robot in acme");
+    await roleOf.waitFor();
+    assert.equal(await roleOf.locator("option:checked").innerText(), "viewer");
+    const roleNames = async () =>
+      (
+        await rest<{
+          roleBindings: { identity: { name: string }; role: { name: string } }[];
+        }>(server, "GET", `/iam/v2/roleBindings?uidp.descendants_of=${server.org.groupUid}`)
+      ).roleBindings
+        .filter((b) => b.identity?.name === "ci-robot")
+        .map((b) => b.role?.name);
+    assert.deepEqual(await roleNames(), ["viewer"]);
+    // Editing a binding changes its role in place (UpdateRoleBinding).
+    await roleOf.selectOption({ label: "registry.pull" });
+    for (let i = 0; i < 50 && (await roleNames())[0] !== "registry.pull"; i++) {
+      await page.waitForTimeout(100);
+    }
+    assert.deepEqual(await roleNames(), ["registry.pull"]);
     await checkView(page, "access-bindings");
     await page.getByRole("link", { name: "Roles" }).click();
     await page.getByText("viewer").first().waitFor();
@@ -279,6 +288,12 @@ describe("console journeys [sqlite]", () => {
     await page.getByRole("checkbox", { name: "tag.list" }).check();
     await page.getByRole("button", { name: "Create role" }).click();
     await page.locator("summary", { hasText: "deployer" }).getByText("custom").waitFor();
+    await page.locator("summary", { hasText: "deployer" }).click();
+    await page.getByRole("button", { name: "Edit role deployer" }).click();
+    const editRole = page.getByRole("form", { name: "Edit role deployer" });
+    await editRole.getByLabel("Description").fill("Deploys the app");
+    await editRole.getByRole("button", { name: "Save" }).click();
+    await page.locator("summary", { hasText: "Deploys the app" }).waitFor();
     await checkView(page, "access-roles");
   });
 

@@ -69,7 +69,28 @@ export function Bindings({ org }: { org: Org }) {
               {list.data.roleBindings.map((b) => (
                 <tr key={b.uid}>
                   <th scope="row">{b.identity?.name || b.identity?.subject || b.identityUid}</th>
-                  <td>{b.role?.name ?? b.roleUid}</td>
+                  <td>
+                    <select
+                      aria-label={`Role of ${b.identity?.name || b.identity?.subject} in ${b.group?.name}`}
+                      value={b.role?.uid ?? ""}
+                      disabled={action.busy}
+                      onChange={(e) => {
+                        const roleUid = e.target.value;
+                        void action.run(() =>
+                          client.updateRoleBinding({
+                            roleBinding: { uid: b.uid, roleUid },
+                            updateMask: { paths: ["role_uid"] },
+                          }),
+                        );
+                      }}
+                    >
+                      {(roles.data?.roles ?? []).map((r) => (
+                        <option key={r.uid} value={r.uid}>
+                          {r.name}
+                        </option>
+                      ))}
+                    </select>
+                  </td>
                   <td>{b.group?.name}</td>
                   <td>
                     <button

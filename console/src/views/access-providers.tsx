@@ -5,6 +5,7 @@ import { RolesService } from "@gen/lading/iam/v2/roles_pb.js";
 import { useState } from "react";
 import type { Org } from "../api/orgs.ts";
 import { useAction } from "../api/use-action.ts";
+import { EditDetails } from "../components/edit-details.tsx";
 import { Field, Select } from "../components/field.tsx";
 import { FormError } from "../components/form-error.tsx";
 import { Empty, ErrorBox, Loading } from "../components/status.tsx";
@@ -50,6 +51,17 @@ export function Providers({ org }: { org: Org }) {
                 <td className="mono">{p.oidc?.issuer}</td>
                 <td className="mono break">{`${location.origin}/sign-in?identity_provider=${p.uid}`}</td>
                 <td>
+                  <EditDetails
+                    what="identity provider"
+                    name={p.name}
+                    description={p.description}
+                    save={(name, description) =>
+                      client.updateIdentityProvider({
+                        identityProvider: { uid: p.uid, name, description },
+                        updateMask: { paths: ["name", "description"] },
+                      })
+                    }
+                  />{" "}
                   <button
                     type="button"
                     className="danger"

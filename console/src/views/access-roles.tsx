@@ -6,6 +6,7 @@ import { RolesService } from "@gen/lading/iam/v2/roles_pb.js";
 import { useState } from "react";
 import type { Org } from "../api/orgs.ts";
 import { useAction } from "../api/use-action.ts";
+import { EditDetails } from "../components/edit-details.tsx";
 import { Field } from "../components/field.tsx";
 import { FormError } from "../components/form-error.tsx";
 import { Empty, ErrorBox, Loading } from "../components/status.tsx";
@@ -50,6 +51,19 @@ export function Roles({ org }: { org: Org }) {
                 </li>
               ))}
             </ul>
+            {r.uid.includes("/") ? (
+              <EditDetails
+                what="role"
+                name={r.name}
+                description={r.description}
+                save={(name, description) =>
+                  client.updateRole({
+                    role: { uid: r.uid, name, description },
+                    updateMask: { paths: ["name", "description"] },
+                  })
+                }
+              />
+            ) : null}{" "}
             {r.uid.includes("/") ? (
               <button
                 type="button"
