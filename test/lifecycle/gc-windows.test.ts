@@ -1,14 +1,10 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { CollectionBusyError, gcLeaseName } from "../../src/lifecycle/index.ts";
-import { type CliRunner, cliRunner } from "../cli/cli-support.ts";
 import { ociClient } from "../support/oci-client.ts";
-import {
-  type RegistryTestServer,
-  registryPairs,
-  startRegistryServer,
-} from "../support/registry-server.ts";
+import { registryPairs } from "../support/registry-server.ts";
 import { imageManifest, postBlob, pullFully, putManifest, randomLayer, sha256 } from "./gc-push.ts";
+import { operatorSetup } from "./operator-setup.ts";
 
 /**
  * The windows with their defaults: an upload whose manifest is not pushed yet survives the
@@ -17,23 +13,10 @@ import { imageManifest, postBlob, pullFully, putManifest, randomLayer, sha256 } 
  */
 for (const pair of registryPairs) {
   describe(`garbage collection windows and lease [${pair.store}, ${pair.blobs}]`, () => {
-    let reg: RegistryTestServer;
-    let cli: CliRunner;
-    let store: string[];
-    before(async () => {
-      reg = await startRegistryServer(pair, { gcInterval: "off" });
-      const options = reg.server.store.options;
-      store = ["--data-dir", options.dataDir];
-      if (options.databaseUrl) store.push("--database-url", options.databaseUrl);
-      if (reg.blobStore) store.push("--blob-store", reg.blobStore);
-      cli = await cliRunner({ AWS_ACCESS_KEY_ID: "S3RVER", AWS_SECRET_ACCESS_KEY: "S3RVER" });
-    });
-    after(async () => {
-      await reg?.close();
-      await cli?.cleanup();
-    });
+    const setup = operatorSetup(pair);
 
     it("keeps pending uploads and history for their windows, then collects them", async () => {
+      const { reg, cli, store } = setup;
       const client = ociClient(reg.registryUrl, reg.ownerToken);
       const gc = reg.server.lading.gc;
       const pending = randomLayer();
@@ -74,6 +57,7 @@ for (const pair of registryPairs) {
     });
 
     it("lets one collector run at a time", async () => {
+      const { reg, cli, store } = setup;
       const db = reg.server.lading.store.db;
       const future = new Date(Date.now() + 60_000).toISOString();
       await db

@@ -1,14 +1,10 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { type CliRunner, cliRunner } from "../cli/cli-support.ts";
+import { describe, it } from "node:test";
 import { restCall } from "../support/api-client.ts";
 import { ociClient } from "../support/oci-client.ts";
-import {
-  type RegistryTestServer,
-  registryPairs,
-  startRegistryServer,
-} from "../support/registry-server.ts";
+import { registryPairs } from "../support/registry-server.ts";
 import { imageManifest, postBlob, putManifest, randomLayer, sha256 } from "./gc-push.ts";
+import { operatorSetup } from "./operator-setup.ts";
 
 /**
  * An operator's day: usage per repo and organisation (API, CLI, /metrics), a quota set from
@@ -17,23 +13,10 @@ import { imageManifest, postBlob, putManifest, randomLayer, sha256 } from "./gc-
  */
 for (const pair of registryPairs) {
   describe(`storage usage, quotas and the admin collector [${pair.store}, ${pair.blobs}]`, () => {
-    let reg: RegistryTestServer;
-    let cli: CliRunner;
-    let store: string[];
-    before(async () => {
-      reg = await startRegistryServer(pair, { gcInterval: "off" });
-      const options = reg.server.store.options;
-      store = ["--data-dir", options.dataDir];
-      if (options.databaseUrl) store.push("--database-url", options.databaseUrl);
-      if (reg.blobStore) store.push("--blob-store", reg.blobStore);
-      cli = await cliRunner({ AWS_ACCESS_KEY_ID: "S3RVER", AWS_SECRET_ACCESS_KEY: "S3RVER" });
-    });
-    after(async () => {
-      await reg?.close();
-      await cli?.cleanup();
-    });
+    const setup = operatorSetup(pair);
 
     it("counts each blob once per organisation, enforces quotas and frees bytes", async () => {
+      const { reg, cli, store } = setup;
       const client = ociClient(reg.registryUrl, reg.ownerToken);
       const org = reg.server.org.groupUid;
       const api = (path: string, token = reg.server.org.token) =>
