@@ -90,7 +90,7 @@ describe("lading config, completion and help (CLI process)", () => {
     await writeFile(join(cli.home, "c.bash"), bash);
     await exec("bash", ["-n", join(cli.home, "c.bash")]);
     assert.match(bash, /"iam identities create"\) words="--parent --name --description --issuer/);
-    assert.match(bash, /"images"\) words="repos tags history diff vex"/);
+    assert.match(bash, /"images"\) words="repos tags tag-policies history restore diff vex"/);
     assert.match(
       bash,
       /"auth"\) words="login logout status token configure-docker pull-token configure-pip configure-npm configure-maven"/,
