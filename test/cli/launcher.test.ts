@@ -132,7 +132,8 @@ describe("bin scripts linked onto PATH and run by the system Node", {
     const documented = { ...env, PATH: [join(repo, "bin"), "/usr/bin", "/bin"].join(":") };
     const child = spawn(
       "lading",
-      ["events", "receive", "--group", "g", "--listen", `127.0.0.1:${port}`],
+      // A group uid: a name would be looked up through the API, which needs a sign-in.
+      ["events", "receive", "--group", "a".repeat(40), "--listen", `127.0.0.1:${port}`],
       {
         env: documented,
         stdio: ["ignore", "pipe", "pipe"],
