@@ -5,19 +5,19 @@ import { underNpm, userPath } from "./user-path.ts";
 describe("userPath", () => {
   it("drops what npx put in front of the shell's PATH", () => {
     const npx = [
-      "/home/u/.npm/_npx/7075c3f6b6f872ef/node_modules/.bin",
-      "/home/u/lading/node_modules/.bin",
-      "/home/u/node_modules/.bin",
+      "/srv/ada/.npm/_npx/7075c3f6b6f872ef/node_modules/.bin",
+      "/srv/ada/lading/node_modules/.bin",
+      "/srv/ada/node_modules/.bin",
       "/node_modules/.bin",
       "/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin",
-      "/home/u/project/node_modules/.bin",
+      "/srv/ada/project/node_modules/.bin",
       "/usr/bin",
       "/bin",
     ].join(":");
     assert.equal(
       userPath({ PATH: npx, npm_lifecycle_event: "npx" }),
       // A node_modules/.bin the user put on PATH themselves stays.
-      "/home/u/project/node_modules/.bin:/usr/bin:/bin",
+      "/srv/ada/project/node_modules/.bin:/usr/bin:/bin",
     );
   });
 
