@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { restCall } from "../support/api-client.ts";
+import { holder } from "../support/iam-fixtures.ts";
 import { ociClient } from "../support/oci-client.ts";
 import { registryPairs } from "../support/registry-server.ts";
 import { imageManifest, postBlob, putManifest, randomLayer, sha256 } from "./gc-push.ts";
@@ -56,6 +57,12 @@ for (const pair of registryPairs) {
       assert.equal(!refused.ok && refused.httpStatus, 404);
       const refusedRepo = await api(`/lifecycle/v2/repo-storage/${app?.uid}`, outsider);
       assert.equal(!refusedRepo.ok && refusedRepo.httpStatus, 404);
+      // A member who sees the organisation but may not list its repositories sees no usage.
+      const noRepoList = await holder(reg.server, org, ["groups.list"]);
+      const lacking = await api(`/lifecycle/v2/storage/${org}`, noRepoList.token);
+      assert.equal(!lacking.ok && lacking.httpStatus, 403);
+      const lackingRepo = await api(`/lifecycle/v2/repo-storage/${app?.uid}`, noRepoList.token);
+      assert.equal(lackingRepo.ok, false);
       const notAnOrg = await api(`/lifecycle/v2/storage/${app?.uid}`);
       assert.equal(!notAnOrg.ok && notAnOrg.httpStatus, 400);
       const anonymous = await restCall(
