@@ -12,7 +12,7 @@ import { createBlobStore } from "../../store/blobs/index.ts";
 import { UsageError } from "../cli-context.ts";
 import { flagText, type GroupNode, type LocalVerbNode, type ParsedArgs } from "../command-spec.ts";
 import type { StoreTools } from "./admin-store.ts";
-import { configFlags } from "./config-flags.ts";
+import { configFlagsNamed, storeFlagNames } from "./config-flags.ts";
 
 type WithStore = (
   parsed: ParsedArgs,
@@ -36,7 +36,7 @@ export function adminGcVerb(withStore: WithStore): LocalVerbNode {
         value: "N",
         help: `runs --history lists (default 20, at most ${maxHistory})`,
       },
-      ...configFlags,
+      ...configFlagsNamed(...storeFlagNames, "blob-store", "gc-grace", "gc-history-retention"),
     ],
     examples: ["lading admin gc --dry-run --data-dir ./.lading", "lading admin gc --history"],
     run: async (parsed, out) => {
@@ -103,7 +103,7 @@ export function adminStorageCommands(withStore: WithStore): GroupNode {
     summary: "Bytes an organisation stores (each distinct blob once) and its quota, as JSON",
     flags: [
       { name: "org", value: "NAME", required: true, help: "the organisation" },
-      ...configFlags,
+      ...configFlagsNamed(...storeFlagNames),
     ],
     run: (parsed, out) =>
       withStore(parsed, async ({ store }) => {
@@ -121,7 +121,7 @@ export function adminStorageCommands(withStore: WithStore): GroupNode {
       { name: "org", value: "NAME", required: true, help: "the organisation" },
       { name: "bytes", value: "N", help: "the quota in bytes" },
       { name: "clear", type: "boolean", help: "remove the quota" },
-      ...configFlags,
+      ...configFlagsNamed(...storeFlagNames),
     ],
     run: (parsed, out) =>
       withStore(parsed, async ({ store }) => {
