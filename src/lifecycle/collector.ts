@@ -5,12 +5,12 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { BlobStore } from "../store/blobs/index.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
+import { acquireLease, releaseLease } from "../store/metadata/index.ts";
 import { claimTtlMs } from "./content-claims.ts";
 import { type GcCutoffs, markRepo } from "./gc-mark.ts";
 import type { GcReport } from "./gc-report.ts";
 import { rowFromReport } from "./gc-report.ts";
 import { sweepBatch, sweepContent, sweepLinks, sweepManifests } from "./gc-sweep.ts";
-import { acquireLease, releaseLease } from "./lease.ts";
 import { backfillManifestRefs } from "./refs-backfill.ts";
 
 type Db = Kysely<MetadataSchema>;

@@ -4,7 +4,6 @@ export * from "./gc-mark.ts";
 export * from "./gc-metrics.ts";
 export * from "./gc-report.ts";
 export * from "./gc-scheduler.ts";
-export * from "./lease.ts";
 export * from "./manifest-refs.ts";
 export * from "./quota.ts";
 export * from "./row-locks.ts";

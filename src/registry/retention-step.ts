@@ -1,7 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import { type EventActor, recordTagChange } from "../events/index.ts";
-import { type MetadataSchema, runInTransaction } from "../store/metadata/index.ts";
+import {
+  acquireLease,
+  type MetadataSchema,
+  releaseLease,
+  runInTransaction,
+} from "../store/metadata/index.ts";
 import { findRetentionCandidates, type RetentionCandidate } from "./retention.ts";
 import { recordTagDeletion } from "./tag-history.ts";
 import { immutableHold } from "./tag-policies.ts";
@@ -109,12 +114,12 @@ export interface RetentionSchedule extends RetentionContext {
   log: { info(o: object, m: string): void; warn(o: object, m: string): void };
 }
 
-/** The settings row replicas compete for, so one runs retention at a time. */
-const leaseKey = "lease:tag-retention";
+/** The lease replicas compete for, so one runs retention at a time. */
+export const retentionLeaseName = "tag-retention";
 
 /**
  * Runs {@link retentionStep} on a timer while this replica holds the retention lease, a row
- * every replica tries to take (compare-and-set on its value) and that lapses after ten
+ * in the shared leases table every replica tries to take, and that lapses after ten
  * minutes, so a replica that dies mid-run holds it no longer than that.
  */
 export function startRetention(options: RetentionSchedule): { close(): Promise<void> } {
@@ -124,14 +129,14 @@ export function startRetention(options: RetentionSchedule): { close(): Promise<v
   let running: Promise<void> | undefined;
   const run = () => {
     running ??= (async () => {
-      if (!(await takeLease(options.db, holder, 600_000))) return;
+      if (!(await acquireLease(options.db, retentionLeaseName, holder, 600_000))) return;
       try {
         const deleted = await retentionStep({ ...options, now: undefined });
         if (deleted.length > 0) {
           options.log.info({ deleted: deleted.length }, "retention deleted expired tags");
         }
       } finally {
-        await releaseLease(options.db, holder);
+        await releaseLease(options.db, retentionLeaseName, holder);
       }
     })()
       .catch((err: unknown) => options.log.warn({ err }, "retention failed; retried later"))
@@ -147,48 +152,4 @@ export function startRetention(options: RetentionSchedule): { close(): Promise<v
       await running;
     },
   };
-}
-
-/** Takes the lease for `ttlMs` when it is free, lapsed or already ours. */
-export async function takeLease(
-  db: Kysely<MetadataSchema>,
-  holder: string,
-  ttlMs: number,
-): Promise<boolean> {
-  const now = Date.now();
-  const mine = `${new Date(now + ttlMs).toISOString()} ${holder}`;
-  await db
-    .insertInto("settings")
-    .values({ key: leaseKey, value: `${new Date(0).toISOString()} -` })
-    .onConflict((oc) => oc.column("key").doNothing())
-    .execute();
-  const row = await db
-    .selectFrom("settings")
-    .select("value")
-    .where("key", "=", leaseKey)
-    .executeTakeFirstOrThrow();
-  const [until, owner] = row.value.split(" ");
-  if (owner !== holder && Date.parse(until) > now) return false;
-  const taken = await db
-    .updateTable("settings")
-    .set({ value: mine })
-    .where("key", "=", leaseKey)
-    .where("value", "=", row.value)
-    .executeTakeFirst();
-  return Number(taken.numUpdatedRows) === 1;
-}
-
-async function releaseLease(db: Kysely<MetadataSchema>, holder: string): Promise<void> {
-  const row = await db
-    .selectFrom("settings")
-    .select("value")
-    .where("key", "=", leaseKey)
-    .executeTakeFirst();
-  if (!row?.value.endsWith(` ${holder}`)) return;
-  await db
-    .updateTable("settings")
-    .set({ value: `${new Date(0).toISOString()} -` })
-    .where("key", "=", leaseKey)
-    .where("value", "=", row.value)
-    .execute();
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { retentionStep, takeLease } from "../../src/registry/index.ts";
+import { retentionLeaseName, retentionStep } from "../../src/registry/index.ts";
+import { acquireLease } from "../../src/store/metadata/index.ts";
 import { type Result, restCall } from "../support/api-client.ts";
 import { addIdentity } from "../support/iam-fixtures.ts";
 import { ociClient } from "../support/oci-client.ts";
@@ -230,9 +231,10 @@ for (const pair of registryPairs) {
       assert.equal(left, 0);
       // Another replica holding the lease keeps this one from running.
       let held = false;
-      for (let i = 0; i < 50 && !held; i++) held = await takeLease(db, "other-replica", 60_000);
+      for (let i = 0; i < 50 && !held; i++)
+        held = await acquireLease(db, retentionLeaseName, "other-replica", 60_000);
       assert.ok(held);
-      assert.equal(await takeLease(db, "third-replica", 60_000), false);
+      assert.equal(await acquireLease(db, retentionLeaseName, "third-replica", 60_000), false);
       await ociClient(r.registryUrl, r.ownerToken).pushImage("acme/app", "tmp2", buildImage("u"));
       await db
         .updateTable("tags")

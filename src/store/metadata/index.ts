@@ -1,5 +1,6 @@
 export { afterCommit, inTransaction, runInTransaction } from "./ambient-transactions.ts";
 export type * from "./events-schema.ts";
+export * from "./leases.ts";
 export type * from "./libraries-schema.ts";
 export * from "./metadata-store.ts";
 export { precompiled } from "./precompiled.ts";

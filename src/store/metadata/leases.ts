@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { MetadataSchema } from "../store/metadata/index.ts";
+import type { MetadataSchema } from "./schema.ts";
 
 type Db = Kysely<MetadataSchema>;
 
