@@ -7,7 +7,7 @@ import { createBlobStore } from "../../store/blobs/index.ts";
 import { createMetadataStore } from "../../store/metadata/index.ts";
 import { computeReport } from "../matching/index.ts";
 import { runScan } from "./scan-runner.ts";
-import type { ScanThreadData, ThreadReply, ThreadRequest } from "./scan-thread.ts";
+import type { ScanThreadData, ThreadControl, ThreadReply, ThreadRequest } from "./scan-thread.ts";
 
 const port = parentPort;
 if (!port) throw new Error("scan-thread-main.ts runs as a worker thread");
@@ -26,13 +26,21 @@ const ready = (async () => {
 })();
 
 let turn: Promise<void> = Promise.resolve();
-port.on("message", (message: ThreadRequest) => {
+/** Stops the scan under way when the thread is asked to end. */
+const stopping = new AbortController();
+port.on("message", (message: ThreadRequest | ThreadControl) => {
+  if (message.op === "close") {
+    stopping.abort(new Error("the scan thread was closed"));
+    void closeAndExit();
+    return;
+  }
   turn = turn.then(async () => {
     try {
+      stopping.signal.throwIfAborted();
       const blobs = await ready;
       if (message.op === "scan") {
         const stores = { ...data, db: store.db, blobs };
-        const value = await runScan(stores, message.key, new AbortController().signal);
+        const value = await runScan(stores, message.key, stopping.signal);
         reply({ id: message.id, value });
       } else {
         await computeReport(store.db, message.image);
@@ -43,6 +51,17 @@ port.on("message", (message: ThreadRequest) => {
     }
   });
 });
+
+/**
+ * Ends the thread from inside, between calls into the SQLite addon: terminating it from
+ * outside while it loads the addon or runs a statement can abort the whole process.
+ */
+async function closeAndExit() {
+  await turn;
+  await ready.catch(() => undefined);
+  await store.close().catch(() => undefined);
+  process.exit(0);
+}
 
 function reply(message: ThreadReply) {
   port?.postMessage(message);

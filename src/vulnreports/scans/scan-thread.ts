@@ -26,6 +26,8 @@ type Request =
   | { op: "scan"; key: ScanKey }
   | { op: "match"; image: { repoUid: string; digest: string } };
 export type ThreadRequest = Request & { id: number };
+/** Asks the thread to stop what it is doing, close its stores and end. */
+export type ThreadControl = { op: "close" };
 export type ThreadReply = { id: number; value?: ScanSummary; error?: string };
 
 /**
@@ -50,13 +52,27 @@ interface Waiting {
   reject: (error: Error) => void;
 }
 
+/** One started thread, the calls it owes answers to, and its end. */
+interface Thread {
+  worker: Worker;
+  waiting: Map<number, Waiting>;
+  exited: Promise<void>;
+}
+
+/**
+ * How long a thread asked to end may take to finish what it is doing and close its stores
+ * before it is terminated. Terminating is the last resort: a thread ended while it is inside
+ * the SQLite addon (loading it, or in a call) can abort the whole process.
+ */
+const closeGraceMs = 30_000;
+
 /**
  * Runs scans and matches on a worker thread of their own, so that reading a 50 MB SBOM or a
  * 170,000-package layer never holds the event loop that answers requests (issue 21). The
  * thread's heap is capped: a scan past it ends the thread and fails with a stated reason
- * instead of growing the server. A stopped scan ends the thread too (nothing else stops
- * synchronous parsing), and an idle thread ends, so its memory goes back to the system; the
- * next call starts a new one.
+ * instead of growing the server. An idle thread ends, so its memory goes back to the system,
+ * and a stopped scan retires its thread (its parse may not yield for seconds); the next call
+ * starts a new one. Threads are asked to end, never terminated unless they do not.
  */
 export function createScanThread(options: ScanThreadOptions): ScanRunner {
   const maxMemoryMib = options.maxMemoryMib ?? 384;
@@ -68,35 +84,49 @@ export function createScanThread(options: ScanThreadOptions): ScanRunner {
     toolVersion: options.toolVersion,
     bounds: options.bounds,
   };
-  let worker: Worker | undefined;
+  let current: Thread | undefined;
   let nextId = 0;
   let idle: NodeJS.Timeout | undefined;
-  const waiting = new Map<number, Waiting>();
+  /** Every thread started and not yet exited, so that closing waits for those still ending. */
+  const live = new Set<Thread>();
 
-  const end = (stopping: Worker | undefined) => {
-    if (!stopping) return Promise.resolve();
-    if (worker === stopping) worker = undefined;
-    return stopping.terminate().then(collectGarbage);
+  const end = async (thread: Thread | undefined) => {
+    if (!thread) return;
+    if (current === thread) current = undefined;
+    const close: ThreadControl = { op: "close" };
+    thread.worker.postMessage(close);
+    const last = setTimeout(() => void thread.worker.terminate(), closeGraceMs);
+    await thread.exited;
+    clearTimeout(last);
+    collectGarbage();
   };
-  const failAll = (error: Error) => {
-    for (const w of waiting.values()) w.reject(error);
-    waiting.clear();
+  const failAll = (thread: Thread, error: Error) => {
+    for (const w of thread.waiting.values()) w.reject(error);
+    thread.waiting.clear();
   };
-  const start = () => {
-    const started = new Worker(new URL("./scan-thread-main.ts", import.meta.url), {
+  const start = (): Thread => {
+    const worker = new Worker(new URL("./scan-thread-main.ts", import.meta.url), {
       workerData: data,
       resourceLimits: { maxOldGenerationSizeMb: maxMemoryMib },
     });
-    started.on("message", ({ id, value, error }: ThreadReply) => {
-      const entry = waiting.get(id);
-      waiting.delete(id);
+    const thread: Thread = {
+      worker,
+      waiting: new Map(),
+      exited: new Promise((resolve) => worker.once("exit", () => resolve())),
+    };
+    live.add(thread);
+    void thread.exited.then(() => live.delete(thread));
+    worker.on("message", ({ id, value, error }: ThreadReply) => {
+      const entry = thread.waiting.get(id);
+      thread.waiting.delete(id);
       if (error === undefined) entry?.resolve(value);
       else entry?.reject(new Error(error));
-      if (waiting.size === 0) settleIdle(started);
+      if (thread.waiting.size === 0) settleIdle(thread);
     });
-    started.on("error", (error: Error & { code?: string }) => {
-      if (worker === started) worker = undefined;
+    worker.on("error", (error: Error & { code?: string }) => {
+      if (current === thread) current = undefined;
       failAll(
+        thread,
         error.code === "ERR_WORKER_OUT_OF_MEMORY"
           ? new ScanOutOfMemory(
               `the scan needed more than the ${maxMemoryMib} MiB of memory a scan may use (--scan-max-memory)`,
@@ -104,42 +134,44 @@ export function createScanThread(options: ScanThreadOptions): ScanRunner {
           : error,
       );
     });
-    started.on("exit", (code) => {
-      if (worker === started) worker = undefined;
-      failAll(new Error(`the scan thread stopped (exit code ${code})`));
+    worker.on("exit", (code) => {
+      if (current === thread) current = undefined;
+      failAll(thread, new Error(`the scan thread stopped (exit code ${code})`));
     });
-    return started;
+    return thread;
   };
   /** With nothing in flight the thread no longer keeps the process up, and ends when idle. */
-  const settleIdle = (thread: Worker) => {
-    thread.unref();
+  const settleIdle = (thread: Thread) => {
+    thread.worker.unref();
+    if (thread !== current) return;
     clearTimeout(idle);
     idle = setTimeout(() => {
-      if (waiting.size === 0) void end(thread);
+      if (thread.waiting.size === 0) void end(thread);
     }, idleMs);
     idle.unref();
   };
 
   const call = (request: Request, signal?: AbortSignal) => {
     clearTimeout(idle);
-    worker ??= start();
-    const thread = worker;
+    current ??= start();
+    const thread = current;
     const id = nextId++;
     const result = new Promise<ScanSummary | undefined>((resolve, reject) => {
-      waiting.set(id, { resolve, reject });
+      thread.waiting.set(id, { resolve, reject });
       signal?.addEventListener(
         "abort",
         () => {
-          waiting.delete(id);
+          thread.waiting.delete(id);
           reject(signal.reason);
-          // Nothing short of ending the thread stops a parse under way.
+          // The thread stops the scan at its next turn of the event loop; a parse under way
+          // runs to its end first, so later calls go to a new thread meanwhile.
           void end(thread);
         },
         { once: true },
       );
     });
-    thread.ref();
-    thread.postMessage({ ...request, id });
+    thread.worker.ref();
+    thread.worker.postMessage({ ...request, id });
     return result;
   };
 
@@ -153,10 +185,13 @@ export function createScanThread(options: ScanThreadOptions): ScanRunner {
     },
     async close() {
       clearTimeout(idle);
-      const stopping = worker;
-      worker = undefined;
-      failAll(new Error("the scan thread was closed"));
-      await end(stopping);
+      current = undefined;
+      await Promise.all(
+        [...live].map((thread) => {
+          failAll(thread, new Error("the scan thread was closed"));
+          return end(thread);
+        }),
+      );
     },
   };
 }
