@@ -12,7 +12,7 @@ import type { MetadataSchema } from "../../store/metadata/index.ts";
 import type { LayerInput } from "../layers/layer-walker.ts";
 import { type ImagePackages, scanImagePackages } from "../layers/scan-image-packages.ts";
 import type { ScanDescriptor } from "./image-manifest.ts";
-import { type SbomSubject, writeSpdx } from "./spdx-writer.ts";
+import { type SbomSubject, spdxChunks } from "./spdx-writer.ts";
 
 export const SPDX_MEDIA_TYPE = "application/spdx+json";
 const EMPTY_CONFIG = {
@@ -81,7 +81,7 @@ export async function storeGeneratedSbom(
   toolVersion: string,
 ): Promise<string> {
   const created = new Date(image.createTime);
-  const spdx = writeSpdx(subject, packages, toolVersion, created);
+  const spdx = () => spdxChunks(subject, packages, toolVersion, created);
   // Claimed until linked, so a collection running meanwhile leaves the bytes (DESIGN §8b).
   const claims: string[] = [];
   try {
@@ -96,17 +96,21 @@ async function storeClaimed(
   blobs: BlobStore,
   claims: string[],
   image: StoredImage,
-  spdx: Buffer,
+  spdx: () => Iterable<Buffer>,
   packageCount: number,
 ): Promise<string> {
   const created = new Date(image.createTime);
-  const put = async (bytes: Buffer) => {
-    const digest = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+  // The digest is claimed before the bytes are stored, so the document is written twice (it
+  // is deterministic): once into the hash, once into the store, never whole in memory.
+  const put = async (chunks: () => Iterable<Buffer>) => {
+    const hash = createHash("sha256");
+    for (const chunk of chunks()) hash.update(chunk);
+    const digest = `sha256:${hash.digest("hex")}`;
     claims.push(await claimContent(db, digest));
-    return blobs.put(Readable.from([bytes]), { expectedDigest: digest });
+    return blobs.put(Readable.from(chunks()), { expectedDigest: digest });
   };
   const spdxBlob = await put(spdx);
-  const configBlob = await put(EMPTY_CONFIG.bytes);
+  const configBlob = await put(() => [EMPTY_CONFIG.bytes]);
   const manifest = Buffer.from(
     JSON.stringify({
       schemaVersion: 2,
@@ -130,7 +134,7 @@ async function storeClaimed(
       annotations: { "org.opencontainers.image.created": created.toISOString() },
     }),
   );
-  const stored = await put(manifest);
+  const stored = await put(() => [manifest]);
   const time = new Date().toISOString();
   await db.transaction().execute(async (trx) => {
     for (const blob of [spdxBlob, configBlob]) {

@@ -107,7 +107,7 @@ export function createScanThread(options: ScanThreadOptions): ScanRunner {
   const start = (): Thread => {
     const worker = new Worker(new URL("./scan-thread-main.ts", import.meta.url), {
       workerData: data,
-      resourceLimits: { maxOldGenerationSizeMb: maxMemoryMib },
+      resourceLimits: { maxOldGenerationSizeMb: maxMemoryMib, maxYoungGenerationSizeMb: 16 },
     });
     const thread: Thread = {
       worker,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { LayerPackage } from "../layers/layer-package.ts";
 import { parseSbom } from "../sbom/index.ts";
-import { imagePurl, isLicenseExpression, writeSpdx } from "./spdx-writer.ts";
+import { imagePurl, isLicenseExpression, spdxChunks, writeSpdx } from "./spdx-writer.ts";
 
 const subject = {
   registryUrl: "https://registry.example.com",
@@ -126,4 +126,17 @@ test("licence expressions are told from free text", () => {
   ]) {
     assert.equal(isLicenseExpression(bad), false, bad);
   }
+});
+
+test("a large document comes in pieces of about 64 KiB whose bytes are JSON.stringify's", () => {
+  const many = Array.from({ length: 5000 }, (_, i) => ({ ...found[i % 3], name: `p-é-${i}` }));
+  const chunks = [...spdxChunks(subject, many, "1.2.3", new Date(0))];
+  assert.ok(chunks.length > 10, `${chunks.length} pieces`);
+  for (const chunk of chunks) assert.ok(chunk.length < 80 * 1024, `a piece of ${chunk.length}`);
+  const text = Buffer.concat(chunks).toString("utf8");
+  assert.equal(text, JSON.stringify(JSON.parse(text)));
+  const doc = JSON.parse(text);
+  assert.equal(doc.packages.length, 5001);
+  assert.equal(doc.relationships.length, 5001);
+  assert.equal(doc.packages[5000].name, "p-é-4999");
 });

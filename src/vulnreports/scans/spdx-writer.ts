@@ -40,42 +40,51 @@ export function imagePurl(subject: SbomSubject): string {
 /**
  * An SPDX 2.3 JSON document of the packages Lading found in an image: the image as the package
  * the document DESCRIBES (with an `oci` purl, so readers do not count it as a package), and
- * one package per found package with its purl, which the image CONTAINS.
+ * one package per found package with its purl, which the image CONTAINS. The document is
+ * yielded in pieces of about 64 KiB: for 170,000 packages the whole document as objects, one
+ * string and one buffer held 250 MiB of the scan thread at once (issue 21.5). The bytes are
+ * exactly `JSON.stringify` of the document, so a rescan still writes the same blob.
  */
+export function* spdxChunks(
+  subject: SbomSubject,
+  packages: readonly LayerPackage[],
+  toolVersion: string,
+  created: Date,
+): Generator<Buffer> {
+  let pending: string[] = [];
+  let length = 0;
+  for (const part of spdxParts(subject, packages, toolVersion, created)) {
+    pending.push(part);
+    length += part.length;
+    if (length >= CHUNK_CHARS) {
+      yield Buffer.from(pending.join(""));
+      pending = [];
+      length = 0;
+    }
+  }
+  if (pending.length > 0) yield Buffer.from(pending.join(""));
+}
+
+/** The whole document of spdxChunks as one buffer, for small images and tests. */
 export function writeSpdx(
   subject: SbomSubject,
   packages: readonly LayerPackage[],
   toolVersion: string,
   created: Date,
 ): Buffer {
-  const imageId = "SPDXRef-Image";
-  const described = {
-    SPDXID: imageId,
-    name: subject.path,
-    versionInfo: subject.digest,
-    downloadLocation: "NOASSERTION",
-    filesAnalyzed: false,
-    primaryPackagePurpose: "CONTAINER",
-    externalRefs: [purlRef(imagePurl(subject))],
-  };
-  const found = packages.map((p, i) => {
-    const licence = p.licence?.trim() ?? "";
-    const declared = licence !== "" && isLicenseExpression(licence) ? licence : "NOASSERTION";
-    return {
-      SPDXID: `SPDXRef-Package-${i + 1}`,
-      name: p.name,
-      versionInfo: p.version,
-      downloadLocation: "NOASSERTION",
-      filesAnalyzed: false,
-      licenseConcluded: "NOASSERTION",
-      licenseDeclared: declared,
-      ...(declared === "NOASSERTION" && licence !== "" ? { licenseComments: licence } : {}),
-      ...(p.origin ? { sourceInfo: `built from source package ${p.origin}` } : {}),
-      comment: `found in ${p.source}`,
-      externalRefs: [purlRef(p.purl)],
-    };
-  });
-  const document = {
+  return Buffer.concat([...spdxChunks(subject, packages, toolVersion, created)]);
+}
+
+const CHUNK_CHARS = 64 * 1024;
+const IMAGE_ID = "SPDXRef-Image";
+
+function* spdxParts(
+  subject: SbomSubject,
+  packages: readonly LayerPackage[],
+  toolVersion: string,
+  created: Date,
+): Generator<string> {
+  const head = {
     spdxVersion: "SPDX-2.3",
     dataLicense: "CC0-1.0",
     SPDXID: "SPDXRef-DOCUMENT",
@@ -86,21 +95,53 @@ export function writeSpdx(
       created: `${created.toISOString().slice(0, 19)}Z`,
       creators: [`Tool: lading-${toolVersion}`],
     },
-    packages: [described, ...found],
-    relationships: [
-      {
-        spdxElementId: "SPDXRef-DOCUMENT",
-        relationshipType: "DESCRIBES",
-        relatedSpdxElement: imageId,
-      },
-      ...found.map((p) => ({
-        spdxElementId: imageId,
-        relationshipType: "CONTAINS",
-        relatedSpdxElement: p.SPDXID,
-      })),
-    ],
   };
-  return Buffer.from(JSON.stringify(document));
+  const described = {
+    SPDXID: IMAGE_ID,
+    name: subject.path,
+    versionInfo: subject.digest,
+    downloadLocation: "NOASSERTION",
+    filesAnalyzed: false,
+    primaryPackagePurpose: "CONTAINER",
+    externalRefs: [purlRef(imagePurl(subject))],
+  };
+  yield `${JSON.stringify(head).slice(0, -1)},"packages":[${JSON.stringify(described)}`;
+  for (let i = 0; i < packages.length; i++) yield `,${JSON.stringify(spdxPackage(packages[i], i))}`;
+  const describes = {
+    spdxElementId: "SPDXRef-DOCUMENT",
+    relationshipType: "DESCRIBES",
+    relatedSpdxElement: IMAGE_ID,
+  };
+  yield `],"relationships":[${JSON.stringify(describes)}`;
+  for (let i = 0; i < packages.length; i++) {
+    const contains = {
+      spdxElementId: IMAGE_ID,
+      relationshipType: "CONTAINS",
+      relatedSpdxElement: packageId(i),
+    };
+    yield `,${JSON.stringify(contains)}`;
+  }
+  yield "]}";
+}
+
+const packageId = (i: number) => `SPDXRef-Package-${i + 1}`;
+
+function spdxPackage(p: LayerPackage, i: number) {
+  const licence = p.licence?.trim() ?? "";
+  const declared = licence !== "" && isLicenseExpression(licence) ? licence : "NOASSERTION";
+  return {
+    SPDXID: packageId(i),
+    name: p.name,
+    versionInfo: p.version,
+    downloadLocation: "NOASSERTION",
+    filesAnalyzed: false,
+    licenseConcluded: "NOASSERTION",
+    licenseDeclared: declared,
+    ...(declared === "NOASSERTION" && licence !== "" ? { licenseComments: licence } : {}),
+    ...(p.origin ? { sourceInfo: `built from source package ${p.origin}` } : {}),
+    comment: `found in ${p.source}`,
+    externalRefs: [purlRef(p.purl)],
+  };
 }
 
 /**
