@@ -18,11 +18,70 @@ import { umociImage, waitFor } from "../support/scan-images.ts";
 
 const run = promisify(execFile);
 const GHSA = "GHSA-78wr-2p64-hpwj";
-const GHSA_FILE = new URL(`../fixtures/osv/${GHSA}.json`, import.meta.url);
+const WEBRICK = "GHSA-6f62-3596-g6w7";
+const fixtureOsv = (id: string) => new URL(`../fixtures/osv/${id}.json`, import.meta.url);
 
 interface Match {
   vulnerability: { id: string };
   pkg: { name: string; version: string; purl: string };
+  fix: { state: string; versions: string[] };
+}
+
+/** Imports real OSV records (test/fixtures/osv) as the public advisories. */
+async function importOsv(r: RegistryTestServer, ...ids: string[]): Promise<void> {
+  const db = r.server.lading.store.db;
+  await importFeed(
+    db,
+    { parentUid: await ensurePublicAdvisoriesGroup(db), source: "osv", author: "test" },
+    importFormats.osv.parser,
+    await Promise.all(
+      ids.map(async (id) => ({ file: `${id}.json`, text: await readFile(fixtureOsv(id), "utf8") })),
+    ),
+    { finish: false },
+  );
+}
+
+/** Pushes a fixture rootfs as a one-layer image with skopeo and waits for its scan. */
+async function pushScanned(r: RegistryTestServer, fixture: string, repo: string) {
+  const db = r.server.lading.store.db;
+  const { layout, digest } = await umociImage("v1", [await rootfsEntries(fixture)]);
+  await run("skopeo", [
+    "copy",
+    `oci:${layout}:v1`,
+    `docker://${r.host}/${repo}:v1`,
+    "--dest-creds",
+    `_token:${r.ownerToken}`,
+    "--dest-tls-verify=false",
+  ]);
+  const row = await waitFor(
+    "the scan",
+    () =>
+      db
+        .selectFrom("image_scans")
+        .selectAll()
+        .where("digest", "=", digest)
+        .where("state", "=", "done")
+        .executeTakeFirst(),
+    60_000,
+  );
+  return { digest, row };
+}
+
+/** The image's report through the v1 API, once it has matches. */
+function reportOf(r: RegistryTestServer, repoUid: string, digest: string): Promise<Match[]> {
+  return waitFor(
+    "the report",
+    async () => {
+      const res = await fetch(
+        `${r.server.apiUrl}/registry/v1/repos/${repoUid}/digests/${digest}/vulnreport`,
+        { headers: { authorization: `Bearer ${r.server.org.token}` } },
+      );
+      if (!res.ok) return undefined;
+      const body = (await res.json()) as { vulnerabilityMatches?: Match[] };
+      return body.vulnerabilityMatches?.length ? body.vulnerabilityMatches : undefined;
+    },
+    60_000,
+  );
 }
 
 /**
@@ -41,35 +100,8 @@ for (const pair of registryPairs) {
 
     it("lists jars, egg-info and npm applications and matches commons-io against its GHSA", async () => {
       const db = r.server.lading.store.db;
-      await importFeed(
-        db,
-        { parentUid: await ensurePublicAdvisoriesGroup(db), source: "osv", author: "test" },
-        importFormats.osv.parser,
-        [{ file: `${GHSA}.json`, text: await readFile(GHSA_FILE, "utf8") }],
-        { finish: false },
-      );
-      const { layout, digest } = await umociImage("v1", [
-        await rootfsEntries("bookworm-inventory"),
-      ]);
-      await run("skopeo", [
-        "copy",
-        `oci:${layout}:v1`,
-        `docker://${r.host}/acme/inventory:v1`,
-        "--dest-creds",
-        `_token:${r.ownerToken}`,
-        "--dest-tls-verify=false",
-      ]);
-      const row = await waitFor(
-        "the scan",
-        () =>
-          db
-            .selectFrom("image_scans")
-            .selectAll()
-            .where("digest", "=", digest)
-            .where("state", "=", "done")
-            .executeTakeFirst(),
-        60_000,
-      );
+      await importOsv(r, GHSA);
+      const { digest, row } = await pushScanned(r, "bookworm-inventory", "acme/inventory");
       assert.equal(row.distro, "debian 12");
       const rows = await db
         .selectFrom("image_packages")
@@ -90,22 +122,20 @@ for (const pair of registryPairs) {
       // Found at two paths, listed once in the package list.
       assert.equal(purls.filter((p) => p === "pkg:npm/packageurl-js@2.0.1").length, 1);
 
-      const report = await waitFor(
-        "the report",
-        async () => {
-          const res = await fetch(
-            `${r.server.apiUrl}/registry/v1/repos/${row.repo_uid}/digests/${digest}/vulnreport`,
-            { headers: { authorization: `Bearer ${r.server.org.token}` } },
-          );
-          if (!res.ok) return undefined;
-          const body = (await res.json()) as { vulnerabilityMatches?: Match[] };
-          return body.vulnerabilityMatches?.length ? body.vulnerabilityMatches : undefined;
-        },
-        60_000,
-      );
+      const report = await reportOf(r, row.repo_uid, digest);
       assert.deepEqual(
         report.map((m) => [m.vulnerability.id, m.pkg.name, m.pkg.version]),
         [["CVE-2024-47554", "commons-io:commons-io", "2.11.0"]],
+      );
+    });
+
+    it("matches a gem a Debian package installed against the RubyGems record", async () => {
+      await importOsv(r, WEBRICK);
+      const { digest, row } = await pushScanned(r, "ruby-gems", "acme/gems");
+      const report = await reportOf(r, row.repo_uid, digest);
+      assert.deepEqual(
+        report.map((m) => [m.vulnerability.id, m.pkg.purl, m.fix.state, m.fix.versions]),
+        [["CVE-2024-47220", "pkg:gem/webrick@1.8.1", "FIXED", ["1.8.2"]]],
       );
     });
   });
