@@ -15,10 +15,13 @@ import {
   startRegistryServer,
 } from "../support/registry-server.ts";
 import { umociImage, waitFor } from "../support/scan-images.ts";
+import type { TarEntry } from "../support/tar-layers.ts";
 
 const run = promisify(execFile);
 const GHSA = "GHSA-78wr-2p64-hpwj";
 const WEBRICK = "GHSA-6f62-3596-g6w7";
+const SMALLVEC = "RUSTSEC-2021-0003";
+const RUST_BINARY = new URL("../fixtures/binaries/rust-auditable/hello-auditable", import.meta.url);
 const fixtureOsv = (id: string) => new URL(`../fixtures/osv/${id}.json`, import.meta.url);
 
 interface Match {
@@ -41,10 +44,11 @@ async function importOsv(r: RegistryTestServer, ...ids: string[]): Promise<void>
   );
 }
 
-/** Pushes a fixture rootfs as a one-layer image with skopeo and waits for its scan. */
-async function pushScanned(r: RegistryTestServer, fixture: string, repo: string) {
+/** Pushes a one-layer image (a fixture rootfs, or files) with skopeo and waits for its scan. */
+async function pushScanned(r: RegistryTestServer, fixture: string | TarEntry[], repo: string) {
   const db = r.server.lading.store.db;
-  const { layout, digest } = await umociImage("v1", [await rootfsEntries(fixture)]);
+  const files = typeof fixture === "string" ? await rootfsEntries(fixture) : fixture;
+  const { layout, digest } = await umociImage("v1", [files]);
   await run("skopeo", [
     "copy",
     `oci:${layout}:v1`,
@@ -87,7 +91,9 @@ function reportOf(r: RegistryTestServer, repoUid: string, digest: string): Promi
 /**
  * The real-file Debian image (test/fixtures/images/bookworm-inventory) pushed with skopeo, with
  * scanning on: its generated package list has the jars, eggs and application manifests, and
- * its report matches the jar against the OSV record of its ecosystem.
+ * its report matches the jar against the OSV record of its ecosystem. Then the gems Debian
+ * installed (ruby-gems) and a Rust binary with cargo-auditable data, each against a real
+ * record of its ecosystem (test/fixtures/osv/SOURCE.md).
  */
 for (const pair of registryPairs) {
   describe(`package inventory of a real-file image [${pair.store}, ${pair.blobs}]`, () => {
@@ -136,6 +142,33 @@ for (const pair of registryPairs) {
       assert.deepEqual(
         report.map((m) => [m.vulnerability.id, m.pkg.purl, m.fix.state, m.fix.versions]),
         [["CVE-2024-47220", "pkg:gem/webrick@1.8.1", "FIXED", ["1.8.2"]]],
+      );
+    });
+
+    it("lists the crates of a Rust binary's cargo-auditable data and matches smallvec", async () => {
+      await importOsv(r, SMALLVEC);
+      const binary = await readFile(RUST_BINARY);
+      const { digest, row } = await pushScanned(
+        r,
+        [{ name: "usr/local/bin/hello-auditable", content: binary, mode: 0o755 }],
+        "acme/rust",
+      );
+      const rows = await r.server.lading.store.db
+        .selectFrom("image_packages")
+        .select("purl")
+        .where("image_digest", "=", digest)
+        .execute();
+      assert.deepEqual(rows.map((p) => p.purl).sort(), [
+        "pkg:cargo/itoa@1.0.10",
+        "pkg:cargo/ryu@1.0.17",
+        "pkg:cargo/serde@1.0.197",
+        "pkg:cargo/serde_json@1.0.114",
+        "pkg:cargo/smallvec@1.6.0",
+      ]);
+      const report = await reportOf(r, row.repo_uid, digest);
+      assert.deepEqual(
+        report.map((m) => [m.vulnerability.id, m.pkg.purl, m.fix.state, m.fix.versions]),
+        [["CVE-2021-25900", "pkg:cargo/smallvec@1.6.0", "FIXED", ["1.6.1"]]],
       );
     });
   });
