@@ -109,3 +109,14 @@ export const goScheme: VersionScheme<GoVersion> = createScheme(
   parseGoVersion,
   compareGoVersions,
 );
+
+/**
+ * Go module versions as installed packages and OSV records spell them: OSV's Go records write
+ * `0.17.0` and `stdlib` versions `1.21.3` (osv-schema, Go ecosystem) where the go command
+ * writes `v0.17.0`, so a missing `v` is supplied before parsing.
+ */
+export const goPackageScheme: VersionScheme<GoVersion> = createScheme(
+  "go",
+  (text) => parseGoVersion(text.startsWith("v") ? text : `v${text}`),
+  compareGoVersions,
+);

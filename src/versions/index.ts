@@ -5,6 +5,7 @@ export * from "./go-version.ts";
 export * from "./maven-version.ts";
 export * from "./osv-range.ts";
 export * from "./pep440-version.ts";
+export * from "./rubygems-version.ts";
 export * from "./scheme-registry.ts";
 export * from "./semver-version.ts";
 export * from "./version-scheme.ts";

@@ -1,8 +1,9 @@
 import { apkScheme } from "./apk-version.ts";
 import { debianScheme } from "./debian-version.ts";
-import { goScheme } from "./go-version.ts";
+import { goPackageScheme, goScheme } from "./go-version.ts";
 import { mavenScheme } from "./maven-version.ts";
 import { pep440Scheme } from "./pep440-version.ts";
+import { rubyGemsScheme } from "./rubygems-version.ts";
 import { semverScheme } from "./semver-version.ts";
 import type { Parsed, VersionScheme } from "./version-scheme.ts";
 
@@ -13,6 +14,7 @@ export const versionSchemes: Readonly<Record<string, VersionScheme>> = Object.fr
   go: goScheme as VersionScheme,
   maven: mavenScheme as VersionScheme,
   pep440: pep440Scheme as VersionScheme,
+  rubygems: rubyGemsScheme as VersionScheme,
   semver: semverScheme as VersionScheme,
 });
 
@@ -32,6 +34,7 @@ const ECOSYSTEMS: Record<string, string> = {
   "crates.io": "semver",
   Maven: "maven",
   Go: "go",
+  RubyGems: "rubygems",
 };
 
 /** Package URL types (purl-spec) to schemes. */
@@ -43,6 +46,7 @@ const PURL_TYPES: Record<string, string> = {
   cargo: "semver",
   maven: "maven",
   golang: "go",
+  gem: "rubygems",
 };
 
 /**
@@ -61,5 +65,7 @@ export function schemeForPurlType(type: string): Parsed<VersionScheme> {
   const key = type.toLowerCase();
   const name = Object.hasOwn(PURL_TYPES, key) ? PURL_TYPES[key] : undefined;
   if (name === undefined) return { error: `no version rules for package URL type "${type}"` };
+  // An installed Go package is compared with OSV's versions, written without the `v`.
+  if (name === "go") return { value: goPackageScheme as VersionScheme };
   return { value: versionSchemes[name] };
 }

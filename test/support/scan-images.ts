@@ -104,7 +104,7 @@ export async function umociImage(
     for (const file of files) {
       const path = join(bundle, "rootfs", file.name);
       mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, file.content ?? "");
+      writeFileSync(path, file.content ?? "", file.mode === undefined ? {} : { mode: file.mode });
     }
     await umoci("repack", "--image", `${layout}:${tag}`, bundle);
   }

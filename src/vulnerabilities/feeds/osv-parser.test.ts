@@ -290,7 +290,7 @@ test("ranges are validated: bad versions, unknown types and GIT without repo ref
   const unknown = { type: "ECOSYSTEM", events: [{ introduced: "0" }, { fixed: "whatever" }] };
   assert.deepEqual(
     parse(
-      record({ affected: [{ package: { ecosystem: "RubyGems", name: "x" }, ranges: [unknown] }] }),
+      record({ affected: [{ package: { ecosystem: "Packagist", name: "x" }, ranges: [unknown] }] }),
     ).rejected,
     [],
   );

@@ -11,6 +11,7 @@ import {
 import { publicAdvisoriesGroupUid } from "../../vulnerabilities/public-advisories.ts";
 import {
   type CandidateAdvisory,
+  findingIds,
   findVulnerabilities,
   sortMatches,
   toMatch,
@@ -136,7 +137,7 @@ async function matchAndWrite(
   const findings = findVulnerabilities(packages, advisories, image);
   const metadata = await readMetadata(
     db,
-    [...new Set(findings.flatMap((f) => [f.id, ...f.ids]))],
+    [...new Set(findings.flatMap(findingIds))],
     metadataOwnerOf(orgUid),
   );
   for (const m of metadata.values()) if (m.updateTime > dbTime) dbTime = m.updateTime;

@@ -8,6 +8,7 @@ import {
   namespaceMatches,
   packageTarget,
 } from "./package-target.ts";
+import { mergeSameSoftware } from "./same-software.ts";
 import { type CvssScore, cvssScores, type SeverityName, severityOf } from "./severity.ts";
 
 /** The columns of an `advisories` row the matcher reads. */
@@ -51,6 +52,16 @@ export interface Finding {
   state: FixState;
   versions: string[];
   note: string;
+  /**
+   * The same vulnerability in the same software found again as a language package (the
+   * dist-info of a Debian python3-* package): reported with this finding, not on its own.
+   */
+  sameAs?: Finding[];
+}
+
+/** Every vulnerability id a finding gives, those of the findings folded into it included. */
+export function findingIds(finding: Finding): string[] {
+  return [finding.id, ...finding.ids, ...(finding.sameAs ?? []).flatMap(findingIds)];
 }
 
 /** The v1 VulnerabilityMatch, in its JSON form (reference §3.9). */
@@ -105,7 +116,8 @@ export function reportedId(advisoryId: string, aliases: readonly string[]): stri
  * The advisories that count for each package: those about its name, origin or purl name, in
  * a namespace and architecture that fit the image, not withdrawn, whose latest event leaves
  * the installed version affected. When several advisories give the same vulnerability for one
- * package, the one with the newest latest event decides, whatever it says.
+ * package, the one with the newest latest event decides, whatever it says. A language package
+ * that is a distribution package found again reports with it (mergeSameSoftware).
  */
 export function findVulnerabilities(
   packages: readonly InstalledPackage[],
@@ -154,7 +166,7 @@ export function findVulnerabilities(
       });
     }
   }
-  return findings;
+  return mergeSameSoftware(findings);
 }
 
 /**
@@ -191,7 +203,10 @@ export function toMatch(
   metadata: ReadonlyMap<string, VulnerabilityMetadata>,
 ): VulnerabilityMatch {
   const { pkg, advisory, events, id } = finding;
-  const ids = [id, ...finding.ids.filter((i) => i !== id)];
+  const sameAs = finding.sameAs ?? [];
+  const ids = [id, ...findingIds(finding).filter((i) => i !== id)].filter(
+    (i, n, all) => all.indexOf(i) === n,
+  );
   for (const i of [...ids]) {
     for (const alias of metadata.get(i)?.aliases ?? []) if (!ids.includes(alias)) ids.push(alias);
   }
@@ -199,16 +214,9 @@ export function toMatch(
   const cvss = cvssScores(records);
   const described = ids.map((i) => metadata.get(i)).find((m) => m && (m.summary || m.details));
   const own = metadata.get(id);
-  const latest = events.at(-1);
+  const note = [finding.note, sameAsNote(sameAs)].filter(Boolean).join("; ");
   const cpes = new Set<string>();
   for (const e of events) if (e.detection?.cpeFound) cpes.add(e.detection.cpeFound);
-  const advisoryEntry: MatchAdvisory = {
-    id: advisory.advisory_id,
-    latestEventType: latest?.type ?? "",
-    latestEventTime: latest?.timestamp ?? "",
-    ...(latest?.fixedVersion ? { fixedVersion: latest.fixedVersion } : {}),
-    ...(latest?.note ? { note: latest.note } : {}),
-  };
   return {
     vulnerability: {
       id,
@@ -219,9 +227,13 @@ export function toMatch(
       cvss,
       cpeUri: [...cpes],
       relatedUrls: [...new Set((own?.references ?? []).map((r) => r.url))].slice(0, 20),
-      advisories: { [advisory.advisory_id]: advisoryEntry },
+      advisories: Object.fromEntries([
+        ...sameAs.map((f) => [f.advisory.advisory_id, advisoryOf(f)]),
+        [advisory.advisory_id, advisoryOf(finding)],
+      ]),
       relatedVulnerabilities: ids
         .filter((i) => i !== id && i !== advisory.advisory_id)
+        .filter((i) => !sameAs.some((f) => f.advisory.advisory_id === i))
         .map((i) => ({ id: i, source: idSource(i, advisory.package_namespace) })),
     },
     pkg: {
@@ -233,8 +245,27 @@ export function toMatch(
       description: "",
     },
     fix: { state: finding.state, versions: finding.versions },
-    ...(finding.note ? { note: finding.note } : {}),
+    ...(note ? { note } : {}),
   };
+}
+
+/** The advisory entry of a finding, from its latest event. */
+function advisoryOf(finding: Finding): MatchAdvisory {
+  const latest = finding.events.at(-1);
+  return {
+    id: finding.advisory.advisory_id,
+    latestEventType: latest?.type ?? "",
+    latestEventTime: latest?.timestamp ?? "",
+    ...(latest?.fixedVersion ? { fixedVersion: latest.fixedVersion } : {}),
+    ...(latest?.note ? { note: latest.note } : {}),
+  };
+}
+
+/** Names the packages a finding stands for besides its own, for the match's note. */
+function sameAsNote(sameAs: readonly Finding[]): string {
+  if (sameAs.length === 0) return "";
+  const names = sameAs.map((f) => f.pkg.purl || `${f.pkg.name}@${f.pkg.version}`);
+  return `the same software is also installed as ${names.join(", ")}, reported here once`;
 }
 
 const order: Record<SeverityName, number> = {

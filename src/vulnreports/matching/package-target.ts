@@ -35,6 +35,7 @@ const LIBRARY_NAMESPACES: Readonly<Record<string, string>> = {
   maven: "maven",
   golang: "go",
   cargo: "crates.io",
+  gem: "rubygems",
 };
 
 /** The image's distribution: `wolfi`, `alpine 3.20`, `debian 12` → id and release. */
