@@ -64,11 +64,11 @@ export class CollectionBusyError extends Error {
  * runs the beforeCollect steps, records the references of manifests pushed before they were
  * recorded, then marks and sweeps each repository's manifests and links, deletes the bytes
  * nothing reaches, and sweeps uploads. A dry run marks and counts only. Records the run in
- * gc_runs, logs it and reports it.
+ * gc_runs (`onStart` is told once its row is there), logs it and reports it.
  */
 export async function collectGarbage(
   options: CollectorOptions,
-  run: { trigger: string; dryRun: boolean },
+  run: { trigger: string; dryRun: boolean; onStart?: (report: GcReport) => void },
 ): Promise<GcReport> {
   const { db, log, holder } = options;
   if (!(await acquireLease(db, gcLeaseName, holder, leaseTtlMs))) throw new CollectionBusyError();
@@ -103,6 +103,7 @@ export async function collectGarbage(
   };
   try {
     await db.insertInto("gc_runs").values(rowFromReport(report)).execute();
+    run.onStart?.({ ...report });
     for (const step of options.beforeCollect ?? []) {
       await step.run({ db, dryRun: run.dryRun, log, now: start });
     }
