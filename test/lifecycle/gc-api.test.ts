@@ -7,6 +7,7 @@ import { GarbageCollectionService } from "../../src/gen/lading/lifecycle/v2/garb
 import { gcLeaseName } from "../../src/lifecycle/index.ts";
 import { identityExtras } from "../../src/store/metadata/index.ts";
 import { newRootUid } from "../../src/uidp/index.ts";
+import { cliRunner } from "../cli/cli-support.ts";
 import type { Result } from "../support/api-client.ts";
 import { type MethodCall, methodCaller } from "../support/method-call.ts";
 import { ociClient } from "../support/oci-client.ts";
@@ -182,6 +183,34 @@ for (const pair of registryPairs) {
         .select("uid")
         .execute();
       assert.equal(afterwards.length, before.length, "no refused call started a collection");
+    });
+
+    it("runs and lists collections from the CLI, for operators only", async () => {
+      const cli = await cliRunner({ LADING_API_URL: reg.server.apiUrl });
+      try {
+        const asOperator = { LADING_TOKEN: operatorToken };
+        const ran = await cli.run(
+          ["storage", "gc", "run", "--dry-run", "--wait", "-o", "json"],
+          asOperator,
+        );
+        assert.equal(ran.code, 0, ran.stderr);
+        const run = JSON.parse(ran.stdout);
+        assert.deepEqual([run.state, run.trigger, run.dryRun], ["done", "api", true]);
+        const table = await cli.run(["storage", "gc", "list"], asOperator);
+        assert.equal(table.code, 0, table.stderr);
+        const [header, first] = table.stdout.split("\n");
+        assert.match(header, /^UID\s+STARTED\s+TRIGGER\s+DRY RUN\s+STATE/);
+        assert.match(first, new RegExp(`^${run.uid}\\s.*\\sapi\\s+yes\\s+done\\s`));
+        const shown = await cli.run(["storage", "gc", "get", run.uid, "-o", "json"], asOperator);
+        assert.equal(JSON.parse(shown.stdout).uid, run.uid);
+        const refused = await cli.run(["storage", "gc", "run"], {
+          LADING_TOKEN: reg.server.org.token,
+        });
+        assert.equal(refused.code, 1);
+        assert.match(refused.stderr, /only the installation's operators/);
+      } finally {
+        await cli.cleanup();
+      }
     });
 
     it("answers FAILED_PRECONDITION while another replica collects", async () => {
