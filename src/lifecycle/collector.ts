@@ -68,7 +68,13 @@ export class CollectionBusyError extends Error {
  */
 export async function collectGarbage(
   options: CollectorOptions,
-  run: { trigger: string; dryRun: boolean; onStart?: (report: GcReport) => void },
+  run: {
+    trigger: string;
+    dryRun: boolean;
+    onStart?: (report: GcReport) => void;
+    /** Told once the lease is given back, before the row records the end. */
+    onRelease?: () => void;
+  },
 ): Promise<GcReport> {
   const { db, log, holder } = options;
   if (!(await acquireLease(db, gcLeaseName, holder, leaseTtlMs))) throw new CollectionBusyError();
@@ -179,13 +185,15 @@ export async function collectGarbage(
     clearInterval(renewal);
     report.endTime = new Date().toISOString();
     report.durationMs = Date.now() - start.getTime();
+    // The lease goes first: whoever reads the run's end in gc_runs may start the next at once.
+    await releaseLease(db, gcLeaseName, holder).catch(() => undefined);
+    run.onRelease?.();
     await db
       .updateTable("gc_runs")
       .set(rowFromReport(report))
       .where("uid", "=", report.uid)
       .execute()
       .catch((err: unknown) => log.warn({ err }, "recording the garbage collection failed"));
-    await releaseLease(db, gcLeaseName, holder).catch(() => undefined);
   }
   const line = { ...report, component: "gc" };
   if (report.state === "done") log.info(line, "garbage collection finished");

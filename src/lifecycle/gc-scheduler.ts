@@ -21,15 +21,17 @@ export interface GcScheduler {
  */
 export function startGcScheduler(options: CollectorOptions & { intervalMs: number }): GcScheduler {
   let running: Promise<GcReport> | undefined;
+  // The last run until it has recorded its end, which comes after `running` is cleared.
+  let last: Promise<unknown> = Promise.resolve();
   const runNow = (trigger: string, dryRun: boolean, onStart?: (report: GcReport) => void) => {
     if (running) return Promise.reject(new CollectionBusyError());
-    const run = collectGarbage(options, { trigger, dryRun, onStart });
+    const done = () => {
+      if (running === run) running = undefined;
+    };
+    // This replica's turn ends with the lease, before the run's row says it ended.
+    const run = collectGarbage(options, { trigger, dryRun, onStart, onRelease: done });
     running = run;
-    run
-      .finally(() => {
-        if (running === run) running = undefined;
-      })
-      .catch(() => undefined);
+    last = run.finally(done).catch(() => undefined);
     return run;
   };
   const tick = () => {
@@ -49,7 +51,7 @@ export function startGcScheduler(options: CollectorOptions & { intervalMs: numbe
       }),
     async close() {
       if (timer) clearInterval(timer);
-      await running?.catch(() => undefined);
+      await last;
     },
   };
 }
