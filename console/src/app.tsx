@@ -12,6 +12,9 @@ const Access = lazy(() => import("./views/access.tsx").then((m) => ({ default: m
 const Advisories = lazy(() =>
   import("./views/advisories.tsx").then((m) => ({ default: m.Advisories })),
 );
+const GarbageCollection = lazy(() =>
+  import("./views/garbage-collection.tsx").then((m) => ({ default: m.GarbageCollection })),
+);
 const Libraries = lazy(() =>
   import("./views/libraries.tsx").then((m) => ({ default: m.Libraries })),
 );
@@ -80,6 +83,14 @@ export function App() {
         element={
           <Private>
             <Vulnerability />
+          </Private>
+        }
+      />
+      <Route
+        path="/garbage-collection"
+        element={
+          <Private>
+            <GarbageCollection />
           </Private>
         }
       />

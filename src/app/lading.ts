@@ -39,6 +39,7 @@ import {
 import { createArtifactsService } from "../libraries/index.ts";
 import {
   type CollectStep,
+  createGarbageCollectionsService,
   createLifecycleMetrics,
   createStorageService,
   type GcScheduler,
@@ -88,12 +89,16 @@ import { platformGauges } from "./platform-gauges.ts";
 
 type RequestHandler = (req: HttpRequest, res: HttpResponse) => void;
 
-/** Mutating methods of the subscriptions service, which records its own events. */
-const subscriptionMethods: ReadonlySet<string> = new Set(
-  ["CreateSubscription", "DeleteSubscription", "RedeliverDelivery", "TestSubscription"].map(
+/**
+ * Mutating methods that record no change event: the subscriptions service records its own,
+ * and a garbage collection is the installation's, in no group whose subscribers could be told.
+ */
+const unrecordedMethods: ReadonlySet<string> = new Set([
+  ...["CreateSubscription", "DeleteSubscription", "RedeliverDelivery", "TestSubscription"].map(
     (m) => `lading.events.v2.SubscriptionsService/${m}`,
   ),
-);
+  "lading.lifecycle.v2.GarbageCollectionService/RunGarbageCollection",
+]);
 
 /** What a listener answers between binding its port and being wired: 503. */
 const notYetServing: RequestHandler = (_req, res) => {
@@ -190,6 +195,8 @@ export async function startLading(
       createAccountAssociationsService(ctx),
       createReposService(registry),
       createStorageService(registry),
+      // The collector is started below, before any request is served.
+      createGarbageCollectionsService({ ...ctx, operators: config.operators, gc: () => gc }),
       createTagsService(registry),
       createTagPoliciesService(registry),
       createImagesService(registry),
@@ -211,7 +218,7 @@ export async function startLading(
     // The API URL is known once its listener is bound, before any request is served. The
     // subscriptions service records its own events (created and deleted in the change's
     // transaction; a ping and a redelivery are deliveries, not changes).
-    { db, apiUrl: () => apiUrl, skip: subscriptionMethods },
+    { db, apiUrl: () => apiUrl, skip: unrecordedMethods },
   );
   let dispatcher: Dispatcher | undefined;
 

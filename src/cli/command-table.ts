@@ -9,6 +9,7 @@ import { imagesCommands } from "./commands/images.ts";
 import { librariesCommands } from "./commands/libraries.ts";
 import { advisoriesCommands, vulnsCommands } from "./commands/security.ts";
 import { serveCommand } from "./commands/serve.ts";
+import { storageCommands } from "./commands/storage.ts";
 import { versionCommand } from "./commands/version.ts";
 
 /** The whole command tree: the one source of dispatch, help and completion. */
@@ -24,6 +25,7 @@ export const commandTable: GroupNode = {
     advisoriesCommands,
     vulnsCommands,
     eventsCommands,
+    storageCommands,
     configCommands,
     completionCommands(() => commandTable),
     serveCommand,

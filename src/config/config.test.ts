@@ -113,6 +113,16 @@ it("reads the required terms documents, default none", () => {
   assert.throws(() => resolveConfig({ requiredTerms: "Bad Doc" }, {}), /--required-terms/);
 });
 
+it("reads the operators' identity uids, default none, and refuses names", () => {
+  const a = "a".repeat(40);
+  const b = `${"b".repeat(40)}/${"c".repeat(16)}`;
+  assert.deepEqual(resolveConfig({}, {}).operators, []);
+  assert.deepEqual(resolveConfig({}, { LADING_OPERATORS: `${a}, ${b},${a}` }).operators, [a, b]);
+  assert.deepEqual(resolveConfig({ operators: b }, { LADING_OPERATORS: a }).operators, [b]);
+  assert.throws(() => resolveConfig({ operators: "alice" }, {}), /--operators/);
+  assert.throws(() => resolveConfig({}, { LADING_OPERATORS: "alice" }), /LADING_OPERATORS/);
+});
+
 it("reads the connection timeouts and cap, with their defaults", () => {
   assert.deepEqual(resolveConfig({}, {}).connections, {
     headersTimeoutMs: 20_000,

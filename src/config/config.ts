@@ -70,6 +70,11 @@ export interface LadingConfig {
   outbound: Readonly<OutboundSettings>;
   /** The garbage collector's schedule, grace window and history retention. */
   gc: Readonly<GcSettings>;
+  /**
+   * Identity uids of the installation's operators: the only callers of the operator API
+   * (garbage collections). Default none, which refuses that API to everyone.
+   */
+  operators: readonly string[];
 }
 
 /** Settings as strings, from flags or the environment; absent means "use the default". */
@@ -111,6 +116,7 @@ export interface ConfigInput {
   gcInterval?: string;
   gcGrace?: string;
   gcHistoryRetention?: string;
+  operators?: string;
 }
 
 /** The environment variable behind each setting. */
@@ -152,6 +158,7 @@ export const environmentNames: Readonly<Record<keyof ConfigInput, string>> = {
   gcInterval: "LADING_GC_INTERVAL",
   gcGrace: "LADING_GC_GRACE",
   gcHistoryRetention: "LADING_GC_HISTORY_RETENTION",
+  operators: "LADING_OPERATORS",
 };
 
 /**
@@ -238,6 +245,19 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
   ];
   if (requiredTerms.some((t) => !/^[a-z0-9][a-z0-9._-]{0,127}$/.test(t))) {
     throw new Error("--required-terms must be a comma-separated list of document ids");
+  }
+  const operators = [
+    ...new Set(
+      (pick("operators") ?? "")
+        .split(",")
+        .map((t) => t.trim())
+        .filter((t) => t !== ""),
+    ),
+  ];
+  // Uids only, never names: an identity's name is set through the API, so a name here would
+  // let whoever may name an identity make itself an operator.
+  if (operators.some((t) => !/^[0-9a-f]{40}(\/[0-9a-f]{16})*$/.test(t))) {
+    throw new Error("--operators must be a comma-separated list of identity uids");
   }
   const logLevel = pick("logLevel") ?? "info";
   if (!(logLevels as readonly string[]).includes(logLevel)) {
@@ -332,6 +352,7 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
     events: Object.freeze(events),
     outbound: Object.freeze(outbound),
     gc: Object.freeze(gc),
+    operators: Object.freeze(operators),
   });
 }
 

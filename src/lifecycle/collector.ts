@@ -64,11 +64,17 @@ export class CollectionBusyError extends Error {
  * runs the beforeCollect steps, records the references of manifests pushed before they were
  * recorded, then marks and sweeps each repository's manifests and links, deletes the bytes
  * nothing reaches, and sweeps uploads. A dry run marks and counts only. Records the run in
- * gc_runs, logs it and reports it.
+ * gc_runs (`onStart` is told once its row is there), logs it and reports it.
  */
 export async function collectGarbage(
   options: CollectorOptions,
-  run: { trigger: string; dryRun: boolean },
+  run: {
+    trigger: string;
+    dryRun: boolean;
+    onStart?: (report: GcReport) => void;
+    /** Told once the lease is given back, before the row records the end. */
+    onRelease?: () => void;
+  },
 ): Promise<GcReport> {
   const { db, log, holder } = options;
   if (!(await acquireLease(db, gcLeaseName, holder, leaseTtlMs))) throw new CollectionBusyError();
@@ -103,6 +109,7 @@ export async function collectGarbage(
   };
   try {
     await db.insertInto("gc_runs").values(rowFromReport(report)).execute();
+    run.onStart?.({ ...report });
     for (const step of options.beforeCollect ?? []) {
       await step.run({ db, dryRun: run.dryRun, log, now: start });
     }
@@ -178,13 +185,15 @@ export async function collectGarbage(
     clearInterval(renewal);
     report.endTime = new Date().toISOString();
     report.durationMs = Date.now() - start.getTime();
+    // The lease goes first: whoever reads the run's end in gc_runs may start the next at once.
+    await releaseLease(db, gcLeaseName, holder).catch(() => undefined);
+    run.onRelease?.();
     await db
       .updateTable("gc_runs")
       .set(rowFromReport(report))
       .where("uid", "=", report.uid)
       .execute()
       .catch((err: unknown) => log.warn({ err }, "recording the garbage collection failed"));
-    await releaseLease(db, gcLeaseName, holder).catch(() => undefined);
   }
   const line = { ...report, component: "gc" };
   if (report.state === "done") log.info(line, "garbage collection finished");

@@ -5,6 +5,12 @@ import type { GcReport } from "./gc-report.ts";
 export interface GcScheduler {
   /** Collects now (CollectionBusyError when any replica is collecting). */
   runNow(trigger: string, dryRun: boolean): Promise<GcReport>;
+  /**
+   * Starts a collection and answers once it is recorded, with its report in state `running`
+   * (or its end, if it failed before): the API does not wait for a run to finish.
+   * CollectionBusyError when any replica is collecting.
+   */
+  start(trigger: string, dryRun: boolean): Promise<GcReport>;
   /** Stops the timer and waits for a run of this replica under way. */
   close(): Promise<void>;
 }
@@ -15,15 +21,17 @@ export interface GcScheduler {
  */
 export function startGcScheduler(options: CollectorOptions & { intervalMs: number }): GcScheduler {
   let running: Promise<GcReport> | undefined;
-  const runNow = (trigger: string, dryRun: boolean) => {
+  // The last run until it has recorded its end, which comes after `running` is cleared.
+  let last: Promise<unknown> = Promise.resolve();
+  const runNow = (trigger: string, dryRun: boolean, onStart?: (report: GcReport) => void) => {
     if (running) return Promise.reject(new CollectionBusyError());
-    const run = collectGarbage(options, { trigger, dryRun });
+    const done = () => {
+      if (running === run) running = undefined;
+    };
+    // This replica's turn ends with the lease, before the run's row says it ended.
+    const run = collectGarbage(options, { trigger, dryRun, onStart, onRelease: done });
     running = run;
-    run
-      .finally(() => {
-        if (running === run) running = undefined;
-      })
-      .catch(() => undefined);
+    last = run.finally(done).catch(() => undefined);
     return run;
   };
   const tick = () => {
@@ -35,10 +43,15 @@ export function startGcScheduler(options: CollectorOptions & { intervalMs: numbe
   const timer = options.intervalMs > 0 ? setInterval(tick, options.intervalMs) : undefined;
   timer?.unref();
   return {
-    runNow,
+    runNow: (trigger, dryRun) => runNow(trigger, dryRun),
+    start: (trigger, dryRun) =>
+      new Promise((resolve, reject) => {
+        // Whichever comes first: the recorded start, or the end of a run that never started.
+        runNow(trigger, dryRun, resolve).then(resolve, reject);
+      }),
     async close() {
       if (timer) clearInterval(timer);
-      await running?.catch(() => undefined);
+      await last;
     },
   };
 }

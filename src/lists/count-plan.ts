@@ -6,6 +6,11 @@ export interface Visibility {
   scopes: readonly string[];
   /** Parent uids all of whose children are visible (built-in roles: ""). */
   childrenOf?: readonly string[];
+  /**
+   * Every row: for the installation's rows, which lie in no group, once the caller was
+   * admitted by a check of its own (garbage collections: the operators).
+   */
+  all?: boolean;
 }
 
 /**

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { openTestStore, storeKinds } from "../../test/support/stores.ts";
 import { createGrants } from "../auth/index.ts";
+import { permissionDenied } from "../errors/index.ts";
 import { createListEngine, type ListParameters } from "../lists/index.ts";
 import { createPageTokens } from "../lists/page-token.ts";
 import type { GroupsTable } from "../store/metadata/index.ts";
@@ -145,6 +146,30 @@ for (const kind of storeKinds) {
           codeOf(e) === "INVALID_ARGUMENT" &&
           (e as { fieldViolations: { field: string }[] }).fieldViolations[0].field === "group.uid",
       );
+    });
+
+    it("admit shows every row to the callers it lets through, and refuses the others", async () => {
+      const admitted = callerWith([]);
+      const admit = (call: Call) => {
+        if (call !== admitted) throw permissionDenied("test", "operators only");
+      };
+      const all = defineResource({ ...base, defaultOrder: "name", admit });
+      const page = await all.list(ctx, admitted, parameters({ pageSize: 3 }));
+      assert.deepEqual(page.items, ["alpha", "beta", "gamma"]);
+      assert.equal(page.totalCount, 4n, "counted from the rows");
+      const next = await all.list(ctx, admitted, parameters({ pageToken: page.nextPageToken }));
+      assert.deepEqual(next.items, ["org"]);
+      assert.equal(await all.get(ctx, admitted, c), "gamma");
+      await assert.rejects(all.get(ctx, admitted, "no-such-row"), (e) => codeOf(e) === "NOT_FOUND");
+      assert.equal(await all.find(ctx, admitted, "no-such-row"), undefined);
+      const holder = callerWith([org]);
+      for (const refused of [
+        all.list(ctx, holder, parameters()),
+        all.get(ctx, holder, a),
+        all.find(ctx, holder, a),
+      ]) {
+        await assert.rejects(refused, (e) => codeOf(e) === "PERMISSION_DENIED");
+      }
     });
 
     it("hydrate turns a whole page into messages in one call", async () => {

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { invalidArgument, notFound } from "../errors/index.ts";
 import type {
   ListEngine,
   ListedTable,
@@ -27,8 +28,14 @@ export interface ResourceRows<T extends ListedTable> {
   domain: string;
   /** Named in NOT_FOUND errors, e.g. "group". */
   type: string;
-  /** The capability that lets a caller see (and list) a row. */
+  /** The capability that lets a caller see (and list) a row; unused with `admit`. */
   see: string;
+  /**
+   * For the installation's rows, which lie in no group (garbage collections): a check that
+   * lets the caller see every row or throws, instead of grants. Such rows are not counted per
+   * parent, and their uids need not be uidps.
+   */
+  admit?: (call: Call) => void | Promise<void>;
   /**
    * Where a caller must hold `see` (and an operation's capability) to reach one row: at its
    * parent (default), or at the row itself when the row is, or is keyed by, a group.
@@ -108,6 +115,7 @@ export function defineResource<T extends ListedTable, M>(
     domain,
     fields: definition.sortFields,
     defaultField: defaultOrder.split(" ")[0],
+    uncounted: definition.admit !== undefined,
   };
   const messagesOf = async (ctx: RowContext, rows: Row<T>[]): Promise<M[]> =>
     definition.hydrate ? definition.hydrate(ctx.db, rows) : rows.map(definition.toMessage);
@@ -121,18 +129,44 @@ export function defineResource<T extends ListedTable, M>(
     domain,
     grantsAt: definition.grantsAt,
   });
+  const { admit } = definition;
+  // The installation's rows: the caller sees all of them or none.
+  const admitted = async (ctx: RowContext, call: Call, uid: string, field: string) => {
+    await admit?.(call);
+    if (uid === "") throw invalidArgument(domain, [{ field, description: "is required" }]);
+    // biome-ignore lint/suspicious/noExplicitAny: the table is chosen by the definition
+    const row = await (ctx.db as Kysely<any>)
+      .selectFrom(table as string)
+      .selectAll()
+      .where("uid", "=", uid)
+      .executeTakeFirst();
+    return row as Row<T> | undefined;
+  };
+  const find = (ctx: RowContext, call: Call, uid: string, at?: RowRequest) =>
+    admit
+      ? admitted(ctx, call, uid, at?.field ?? "uid")
+      : findVisibleRow(ctx.db, call, rowOptions(uid, at));
+  const load = async (ctx: RowContext, call: Call, uid: string, at?: RowRequest) => {
+    if (!admit) return loadVisibleRow(ctx.db, call, rowOptions(uid, at));
+    const row = await find(ctx, call, uid, at);
+    if (!row) throw notFound(domain, type, uid);
+    return row;
+  };
   return {
     async list(ctx, call, parameters, filters = {}) {
+      if (admit) await admit(call);
       const page = await ctx.lists.list(listSpec, {
         parameters: {
           ...parameters,
           orderBy: parameters.orderBy.trim() === "" ? defaultOrder : parameters.orderBy,
         },
         filters,
-        visible: {
-          scopes: await scopesOf(call, see),
-          ...(definition.listedUnder ? { childrenOf: definition.listedUnder } : {}),
-        },
+        visible: admit
+          ? { scopes: [], all: true }
+          : {
+              scopes: await scopesOf(call, see),
+              ...(definition.listedUnder ? { childrenOf: definition.listedUnder } : {}),
+            },
         caller: call.principal?.identityUid ?? "",
       });
       return {
@@ -142,12 +176,10 @@ export function defineResource<T extends ListedTable, M>(
         skipped: page.skipped,
       };
     },
-    load: (ctx, call, uid, at) => loadVisibleRow(ctx.db, call, rowOptions(uid, at)),
-    find: (ctx, call, uid, at) => findVisibleRow(ctx.db, call, rowOptions(uid, at)),
+    load,
+    find,
     async get(ctx, call, uid) {
-      const [message] = await messagesOf(ctx, [
-        await loadVisibleRow(ctx.db, call, rowOptions(uid)),
-      ]);
+      const [message] = await messagesOf(ctx, [await load(ctx, call, uid)]);
       return message;
     },
   };

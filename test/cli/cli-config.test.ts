@@ -91,6 +91,8 @@ describe("lading config, completion and help (CLI process)", () => {
     await exec("bash", ["-n", join(cli.home, "c.bash")]);
     assert.match(bash, /"iam identities create"\) words="--parent --name --description --issuer/);
     assert.match(bash, /"images"\) words="repos tags tag-policies history restore diff vex"/);
+    assert.match(bash, /"storage gc"\) words="list get run"/);
+    assert.match(bash, /"storage gc run"\) words="--dry-run --wait/);
     assert.match(
       bash,
       /"auth"\) words="login logout status token configure-docker pull-token configure-pip configure-npm configure-maven"/,

@@ -1,3 +1,5 @@
+import { useQuery } from "@connectrpc/connect-query";
+import { GarbageCollectionService } from "@gen/lading/lifecycle/v2/garbage_collection_pb.js";
 import { type ReactNode, useEffect, useRef } from "react";
 import { Link, NavLink, useLocation, useNavigate, useParams } from "react-router";
 import { useOrgs } from "../api/orgs.ts";
@@ -21,6 +23,12 @@ export function Layout({ children }: { children: ReactNode }) {
     else main.current?.focus({ preventScroll: true });
   }, [location.pathname]);
   const current = org || orgs[0]?.name || "";
+  // The installation's pages are linked for its operators only: the API says who they are.
+  const operator = useQuery(
+    GarbageCollectionService.method.listGarbageCollections,
+    { pageSize: 1 },
+    { retry: false, staleTime: 300_000 },
+  ).isSuccess;
   const nav = current
     ? [
         [`/orgs/${current}`, "Repositories"],
@@ -46,6 +54,7 @@ export function Layout({ children }: { children: ReactNode }) {
           ))}
           <NavLink to="/advisories">Advisories</NavLink>
           <NavLink to="/libraries">Libraries</NavLink>
+          {operator ? <NavLink to="/garbage-collection">Garbage collection</NavLink> : null}
         </nav>
         <div className="tools">
           {orgs.length > 0 ? (

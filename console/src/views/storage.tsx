@@ -12,8 +12,8 @@ const pageSize = 20;
 /**
  * An organisation's storage: what it holds (each blob counted once however many repositories
  * link it), its quota and how much of it is used, and the bytes of each repository. Garbage
- * collection runs are the operator's (`lading admin gc --history`, docs/operations.md): the
- * API offers them to no organisation, so this page names where to find them.
+ * collection runs are the installation's, not an organisation's: its operators see them on
+ * their own page (docs/operations.md), which this page links to.
  */
 export function Storage({ org }: { org: Org }) {
   const usage = useQuery(StorageService.method.getOrganizationStorage, { org: org.uid });
@@ -39,8 +39,9 @@ export function Storage({ org }: { org: Org }) {
       )}
       <RepoUsage org={org} />
       <p className="muted">
-        Unreferenced blobs and manifests are freed by the garbage collector in the background;
-        operators list its runs with <code>lading admin gc --history</code>.
+        Unreferenced blobs and manifests are freed by the garbage collector in the background; the
+        installation's operators see its runs and start one on the{" "}
+        <Link to="/garbage-collection">Garbage collection</Link> page.
       </p>
     </section>
   );

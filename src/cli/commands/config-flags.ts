@@ -169,6 +169,11 @@ export const configFlags: FlagSpec[] = [
     value: "DURATION",
     help: "manifests named only by tag history records younger than this stay pullable (default 30d)",
   },
+  {
+    name: "operators",
+    value: "LIST",
+    help: "identity uids of the installation's operators, who may run garbage collections through the API (default none)",
+  },
 ];
 
 /**
@@ -229,6 +234,7 @@ export function configFromFlags(parsed: ParsedArgs): ConfigInput {
     gcInterval: text("gc-interval"),
     gcGrace: text("gc-grace"),
     gcHistoryRetention: text("gc-history-retention"),
+    operators: text("operators"),
   };
 }
 
