@@ -7,6 +7,7 @@ import { measurePythonRepository } from "./library-python-bench.ts";
 import { measureListLatency } from "./list-latency.ts";
 import { measurePullEvents } from "./pull-events-bench.ts";
 import { measureRegistry } from "./registry-bench.ts";
+import { measureRegistryRounds } from "./registry-rounds.ts";
 import { measureReplicas } from "./replicas-bench.ts";
 import { measureSbomGeneration } from "./sbom-generation-bench.ts";
 import { measureScanIsolation } from "./scan-isolation-bench.ts";
@@ -79,6 +80,24 @@ if (!only || only === "registry") {
     const ratio = r.distribution ? `${(r.lading / r.distribution).toFixed(2)}x` : "-";
     console.log(
       `${r.workload.padEnd(39)} ${value(r.lading).padEnd(13)} ${value(r.distribution).padEnd(13)} ${ratio.padEnd(7)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
+    );
+  }
+}
+
+if (!only || only === "registry-rounds") {
+  const rows = await measureRegistryRounds(log, {
+    rounds: Number(process.env.LADING_BENCH_ROUNDS ?? 3),
+    sizeMiB: Number(process.env.LADING_BENCH_BLOB_MIB ?? 256),
+    seconds: Number(process.env.LADING_BENCH_SECONDS ?? 5),
+  });
+  console.log(
+    "\ncondition  workload                            lading          versus            median  rounds                target",
+  );
+  for (const r of rows) {
+    const value = `${r.lading.toFixed(0)} ${r.unit}`;
+    const rounds = r.rounds.map((x) => x.toFixed(2)).join(", ");
+    console.log(
+      `${r.condition.padEnd(10)} ${r.workload.padEnd(35)} ${value.padEnd(15)} ${r.versus.padEnd(17)} ${`${r.ratio.toFixed(2)}x`.padEnd(7)} ${rounds.padEnd(21)} ${r.target} ${r.met ? "ok" : "MISSED"}`,
     );
   }
 }
