@@ -21,7 +21,9 @@ describe("lading config, completion and help (CLI process)", () => {
     return JSON.parse(result.stdout).effective;
   };
 
-  it("stores config in $XDG_CONFIG_HOME/lading and resolves flag > env > file > default", async () => {
+  it("stores config in $XDG_CONFIG_HOME/lading and resolves flag > env > file > default", {
+    timeout: 300_000,
+  }, async () => {
     assert.deepEqual(await effective(), {
       api: "http://127.0.0.1:8080",
       registry: "http://127.0.0.1:5000",

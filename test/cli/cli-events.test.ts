@@ -120,7 +120,8 @@ describe("lading events", () => {
       "3s",
     ]);
     let status = 0;
-    for (let i = 0; i < 50 && status === 0; i++) {
+    // Up to 30 s: a loaded machine starts the CLI process slowly.
+    for (let i = 0; i < 300 && status === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       status = await fetch(`http://127.0.0.1:${port}/`, {
         method: "POST",

@@ -61,7 +61,9 @@ for (const kind of storeKinds) {
       assert.match(gone.stderr, /^lading: /);
     });
 
-    it("manages roles, identities and role bindings; deleting an identity removes its bindings", async () => {
+    it("manages roles, identities and role bindings; deleting an identity removes its bindings", {
+      timeout: 300_000,
+    }, async () => {
       const role = JSON.parse(
         await cli.ok(
           ...["iam", "roles", "create", "--parent", org, "--name", "reader"],
