@@ -10,11 +10,7 @@ import {
 import { verifyStaticToken } from "../../auth/static-keys.ts";
 import { staticOf } from "../../auth/sts-exchange.ts";
 import { LadingError } from "../../errors/index.ts";
-import {
-  allowedActions,
-  type RegistryAction,
-  type RepoPath,
-} from "../../registry/registry-access.ts";
+import type { RegistryAction, RepoPath } from "../../registry/registry-access.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import { isUidp } from "../../uidp/index.ts";
 import {
@@ -25,6 +21,7 @@ import {
 } from "./access-facts.ts";
 import { basicCredentials, credentialToken } from "./credentials.ts";
 import { OciError } from "./oci-error.ts";
+import { ladingTokenCaller, scopedCaller } from "./registry-callers.ts";
 import { cachingVerifier } from "./verified-tokens.ts";
 
 /** One entry of a registry token's `access` claim (Docker token spec). */
@@ -164,40 +161,8 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
     }
   }
 
-  function ladingCaller(claims: TokenClaims, grants: Grants): RegistryCaller {
-    const granted = (target: RepoPath) => allowedActions(grants, target);
-    return {
-      subject: claims.sub,
-      anonymous: false,
-      scoped: false,
-      grants,
-      access: [],
-      actions(target) {
-        const actions = granted(target);
-        if (isPublic(target)) actions.add("pull");
-        return actions;
-      },
-      freeTierOnly: (target) => isPublic(target) && !granted(target).has("pull"),
-    };
-  }
-
-  /** The caller of a registry token: its actions are those of its `access` claim. */
-  function scopedCaller(claims: TokenClaims, access: unknown[]): RegistryCaller {
-    const entries = access.filter(isAccessEntry);
-    const anonymous = claims.sub === "anonymous";
-    const { free_tier: freeTier } = claims as { free_tier?: unknown };
-    const limited = new Set(Array.isArray(freeTier) ? freeTier : []);
-    return {
-      subject: claims.sub,
-      anonymous,
-      scoped: true,
-      grants: undefined,
-      access: entries,
-      actions: (target: RepoPath) =>
-        new Set(entries.filter((e) => e.name === target.path).flatMap((e) => e.actions)),
-      freeTierOnly: (target: RepoPath) => anonymous || limited.has(target.path),
-    };
-  }
+  const ladingCaller = (claims: TokenClaims, grants: Grants) =>
+    ladingTokenCaller(claims, grants, isPublic);
 
   /**
    * The caller a pull token (Basic credentials with an identity uid) proves, or the verified
@@ -321,15 +286,4 @@ export function challengeText(text: string): string {
     .slice(0, 300)
     .replaceAll('"', "'")
     .replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, "?");
-}
-
-function isAccessEntry(value: unknown): value is AccessEntry {
-  const entry = value as AccessEntry;
-  return (
-    typeof entry === "object" &&
-    entry !== null &&
-    entry.type === "repository" &&
-    typeof entry.name === "string" &&
-    Array.isArray(entry.actions)
-  );
 }
