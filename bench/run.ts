@@ -11,6 +11,7 @@ import { measureRegistryRounds } from "./registry-rounds.ts";
 import { measureReplicas } from "./replicas-bench.ts";
 import { measureSbomGeneration } from "./sbom-generation-bench.ts";
 import { measureScanIsolation } from "./scan-isolation-bench.ts";
+import { measureStoreRatio } from "./store-ratio-bench.ts";
 import { measureUploadMemory, targetAddedMiB } from "./upload-memory-bench.ts";
 import { measureVulnReports } from "./vuln-report-bench.ts";
 
@@ -18,7 +19,8 @@ import { measureVulnReports } from "./vuln-report-bench.ts";
  * `npm run bench`: list latency (Platform core) and registry throughput (Registry), printing
  * every number, the ratio to Distribution where it is installed, and whether each target is met.
  * `npm run bench -- lists`, `-- registry`, `-- pull-events`, `-- advisories`, `-- sbom`,
- * `-- reports`, `-- scans`, `-- events`, `-- libraries`, `-- replicas`, `-- gc` or `-- upload-memory`
+ * `-- reports`, `-- scans`, `-- events`, `-- libraries`, `-- replicas`, `-- store-ratio`, `-- gc` or
+ * `-- upload-memory`
  * runs one part.
  */
 const only = process.argv[2];
@@ -239,6 +241,18 @@ if (!only || only === "replicas") {
       `${r.workload.padEnd(33)} ${String(r.replicas).padEnd(9)} ${r.requestsPerSecond.toFixed(0).padEnd(9)} ${r.mibPerSecond.toFixed(1).padEnd(9)} ${String(r.errors).padEnd(7)} ${scaling.toFixed(2)}x ${r.errors === 0 ? "ok" : "ERRORS"}`,
     );
   }
+}
+
+if (!only || only === "store-ratio") {
+  const m = await measureStoreRatio(log);
+  const rates = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(", ");
+  const ok = m.ratio >= 0.8 && m.errors === 0;
+  console.log("\nmanifest GET by tag (wrk -c16)   req/s per round");
+  console.log(`SQLite                           ${rates(m.sqlite)}`);
+  console.log(`PostgreSQL                       ${rates(m.postgres)}`);
+  console.log(
+    `PostgreSQL / SQLite (median)     ${m.ratio.toFixed(2)}  errors ${m.errors}  target >= 0.80, 0 errors ${ok ? "ok" : "MISSED"}`,
+  );
 }
 
 if (!only || only === "gc") {

@@ -20,7 +20,7 @@ import {
 import { moveTag, recordTagDeletion } from "../../registry/index.ts";
 import { ensureRepo } from "../../registry/registry-access.ts";
 import { markAuthenticatedUpload, now } from "../../rpc/index.ts";
-import { precompiled, runInTransaction, type TagsTable } from "../../store/metadata/index.ts";
+import { runInTransaction, type TagsTable } from "../../store/metadata/index.ts";
 import { clientOf, pullClientOf } from "./event-client.ts";
 import { requireFreeTier } from "./free-tier.ts";
 import { parsePushedManifest } from "./manifest-json.ts";
@@ -53,44 +53,23 @@ const unknownManifest = (reference: string) =>
     reference: reference.slice(0, 256),
   });
 
-const manifestByDigest = precompiled((db, repoUid: string, digest: string) =>
-  db
-    .selectFrom("manifests")
-    .select(["digest", "media_type", "size"])
-    .where("repo_uid", "=", repoUid)
-    .where("digest", "=", digest),
-);
-
-/** By tag in one query: the tag's digest is a scalar subquery (faster in SQLite than a join). */
-const manifestByTag = precompiled((db, repoUid: string, tag: string) =>
-  db
-    .selectFrom("manifests")
-    .select(["digest", "media_type", "size"])
-    .where("repo_uid", "=", repoUid)
-    .where(
-      "digest",
-      "=",
-      db
-        .selectFrom("tags")
-        .select("digest")
-        .where("parent_uid", "=", repoUid)
-        .where("name", "=", tag),
-    ),
-);
-
 /** GET and HEAD `/v2/<name>/manifests/<tag or digest>`: the exact bytes pushed. */
 export async function getManifest(ctx: OciContext, r: OciRequest, route: ManifestRoute) {
-  const { caller, target } = await ctx.auth.authorize(r.req.headers.authorization, route.name, [
-    "pull",
-  ]);
+  const byDigest = route.referenceKind === "digest";
+  // A reference no tag can have names no manifest: 404, without a lookup.
+  const lookup =
+    route.referenceKind === "invalid" ? undefined : { reference: route.reference, byDigest };
+  // The manifest is read in the statement that authorises (one round trip on PostgreSQL), and
+  // used only once every check below has passed, in the order they always ran.
+  const {
+    caller,
+    target,
+    manifest: row,
+  } = await ctx.auth.authorize(r.req.headers.authorization, route.name, ["pull"], lookup);
   const repo = target.repo;
   if (!repo) throw noRepo(route.name);
-  // A reference no tag can have names no manifest: 404, without a lookup.
-  if (route.referenceKind === "invalid") throw unknownManifest(route.reference);
+  if (!lookup) throw unknownManifest(route.reference);
   await requireTerms(ctx, repo.parent_uid);
-  const byDigest = route.referenceKind === "digest";
-  const lookup = byDigest ? manifestByDigest : manifestByTag;
-  const [row] = await lookup(ctx.db, repo.uid, route.reference);
   if (!row) throw unknownManifest(route.reference);
   const digest = row.digest;
   await requireFreeTier(ctx, caller, { ...target, repo }, (reach) =>

@@ -3,22 +3,26 @@ import type { Kysely } from "kysely";
 import {
   createAuthenticator,
   type Grants,
+  type Principal,
   type TokenClaims,
   type TokenIssuer,
 } from "../../auth/index.ts";
 import { verifyStaticToken } from "../../auth/static-keys.ts";
 import { staticOf } from "../../auth/sts-exchange.ts";
 import { LadingError } from "../../errors/index.ts";
-import {
-  allowedActions,
-  type RegistryAction,
-  type RepoPath,
-  resolveRepoPath,
-} from "../../registry/registry-access.ts";
+import type { RegistryAction, RepoPath } from "../../registry/registry-access.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import { isUidp } from "../../uidp/index.ts";
+import {
+  type AccessFacts,
+  type AccessQuery,
+  type ManifestRow,
+  readAccessFacts,
+} from "./access-facts.ts";
 import { basicCredentials, credentialToken } from "./credentials.ts";
 import { OciError } from "./oci-error.ts";
+import { ladingTokenCaller, scopedCaller } from "./registry-callers.ts";
+import { cachingVerifier } from "./verified-tokens.ts";
 
 /** One entry of a registry token's `access` claim (Docker token spec). */
 export interface AccessEntry {
@@ -77,13 +81,16 @@ export interface RegistryAuth {
   identify(authorization: string | undefined, scope?: string): Promise<RegistryCaller>;
   /**
    * The caller and repo when the caller holds every action of `needed` on `path`; otherwise
-   * 401 (registry token: ask for a wider one) or 403 DENIED (Lading token).
+   * 401 (registry token: ask for a wider one) or 403 DENIED (Lading token). With `manifest`,
+   * also that manifest of the repo, read in the same statement (undefined when not there): for
+   * the caller to use once it has made its own checks, which come first.
    */
   authorize(
     authorization: string | undefined,
     path: string,
     needed: RegistryAction[],
-  ): Promise<{ caller: RegistryCaller; target: RepoPath }>;
+    manifest?: AccessQuery["manifest"],
+  ): Promise<{ caller: RegistryCaller; target: RepoPath; manifest?: ManifestRow }>;
   /**
    * Signs a registry token for `subject` with `access`; `freeTier` names the repositories of
    * `access` whose `pull` reaches only the free tier (the `free_tier` claim).
@@ -138,13 +145,14 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
       if (error instanceof LadingError) throw unauthorized(error.message, scope, "invalid_token");
       throw error;
     }
-    return ladingCaller(claims, scope);
+    const principal = await principalOf(() => authenticator.principalFor(claims), scope);
+    return ladingCaller(claims, await principal.grants());
   }
 
-  /** The token's identity, still there and unexpired; 401 invalid_token otherwise. */
-  async function principalOf(claims: TokenClaims, scope?: string) {
+  /** The principal `read` gives; its UNAUTHENTICATED (identity gone or expired) as 401. */
+  async function principalOf(read: () => Principal | Promise<Principal>, scope?: string) {
     try {
-      return await authenticator.principalFor(claims);
+      return await read();
     } catch (error) {
       if (error instanceof LadingError && error.code === Code.Unauthenticated) {
         throw unauthorized(error.message, scope, "invalid_token");
@@ -153,37 +161,28 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
     }
   }
 
-  async function ladingCaller(claims: TokenClaims, scope?: string): Promise<RegistryCaller> {
-    const grants: Grants = await (await principalOf(claims, scope)).grants();
-    const granted = (target: RepoPath) => allowedActions(grants, target);
-    return {
-      subject: claims.sub,
-      anonymous: false,
-      scoped: false,
-      grants,
-      access: [],
-      actions(target) {
-        const actions = granted(target);
-        if (isPublic(target)) actions.add("pull");
-        return actions;
-      },
-      freeTierOnly: (target) => isPublic(target) && !granted(target).has("pull"),
-    };
-  }
+  const ladingCaller = (claims: TokenClaims, grants: Grants) =>
+    ladingTokenCaller(claims, grants, isPublic);
 
-  async function identify(authorization: string | undefined, scope?: string) {
+  /**
+   * The caller a pull token (Basic credentials with an identity uid) proves, or the verified
+   * claims of the token in `authorization`: 401 with a challenge, or 403 DENIED.
+   */
+  async function credentialsOf(
+    authorization: string | undefined,
+    scope?: string,
+  ): Promise<{ caller: RegistryCaller } | { claims: TokenClaims }> {
     const basic = basicCredentials(authorization);
     if (basic && basic.user !== "_token" && isUidp(basic.user)) {
-      return pullTokenCaller(basic.user, basic.password, scope);
+      return { caller: await pullTokenCaller(basic.user, basic.password, scope) };
     }
     const token = credentialToken(authorization);
     if (token === undefined) throw unauthorized("authentication required", scope);
     if (token === "") {
       throw unauthorized("Basic credentials need the user name _token or an identity uid", scope);
     }
-    let claims: TokenClaims;
     try {
-      claims = await tokens.verify(token, { audience });
+      return { claims: await tokens.verify(token, { audience }) };
     } catch (error) {
       if (error instanceof LadingError && error.code === Code.PermissionDenied) {
         throw new OciError(403, "DENIED", error.message);
@@ -191,26 +190,24 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
       if (error instanceof LadingError) throw unauthorized(error.message, scope, "invalid_token");
       throw error;
     }
-    const { access, free_tier: freeTier } = claims as { access?: unknown; free_tier?: unknown };
-    if (Array.isArray(access)) {
-      const entries = access.filter(isAccessEntry);
-      const anonymous = claims.sub === "anonymous";
-      // One indexed read per request, so deleting (or expiring) the identity ends its registry
-      // tokens at once; the actions stay those of the `access` claim until the token expires.
-      if (!anonymous) await principalOf(claims, scope);
-      const limited = new Set(Array.isArray(freeTier) ? freeTier : []);
-      return {
-        subject: claims.sub,
-        anonymous,
-        scoped: true,
-        grants: undefined,
-        access: entries,
-        actions: (target: RepoPath) =>
-          new Set(entries.filter((e) => e.name === target.path).flatMap((e) => e.actions)),
-        freeTierOnly: (target: RepoPath) => anonymous || limited.has(target.path),
-      } satisfies RegistryCaller;
-    }
-    return ladingCaller(claims, scope);
+  }
+
+  /** A registry token's `access` claim; undefined for a Lading token. */
+  const accessOf = (claims: TokenClaims) => {
+    const { access } = claims as { access?: unknown };
+    return Array.isArray(access) ? access : undefined;
+  };
+
+  async function identify(authorization: string | undefined, scope?: string) {
+    const credentials = await credentialsOf(authorization, scope);
+    if ("caller" in credentials) return credentials.caller;
+    const { claims } = credentials;
+    const access = accessOf(claims);
+    if (access && claims.sub === "anonymous") return scopedCaller(claims, access);
+    // One indexed read per request, so deleting (or expiring) the identity ends its registry
+    // tokens at once; the actions stay those of the `access` claim until the token expires.
+    const principal = await principalOf(() => authenticator.principalFor(claims), scope);
+    return access ? scopedCaller(claims, access) : ladingCaller(claims, await principal.grants());
   }
 
   const onCaller = options.onCaller;
@@ -226,14 +223,42 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
         }
       : identify,
 
-    async authorize(authorization, path, needed) {
+    async authorize(authorization, path, needed, manifest) {
       const scope = `repository:${path}:${needed.join(",")}`;
-      const caller = await identify(authorization, scope);
+      const credentials = await credentialsOf(authorization, scope);
+      let caller: RegistryCaller;
+      let facts: AccessFacts;
+      if ("caller" in credentials) {
+        caller = credentials.caller;
+        facts = await readAccessFacts(db, { identity: "", bindings: "", path, manifest });
+      } else {
+        // The identity, its bindings, the repo and the manifest asked for in one round trip
+        // (issue 24 item 4), then checked exactly as identify checks them: nothing is cached.
+        const { claims } = credentials;
+        const access = accessOf(claims);
+        const anonymous = !!access && claims.sub === "anonymous";
+        facts = await readAccessFacts(db, {
+          identity: anonymous ? "" : claims.sub,
+          bindings: access ? "" : claims.sub,
+          path,
+          manifest,
+        });
+        if (access && anonymous) caller = scopedCaller(claims, access);
+        else {
+          const principal = await principalOf(
+            () => authenticator.principalFrom(claims, facts.identity, facts.bindings),
+            scope,
+          );
+          caller = access
+            ? scopedCaller(claims, access)
+            : ladingCaller(claims, await principal.grants());
+        }
+      }
       onCaller?.(caller.subject);
-      const target = await resolveRepoPath(db, path);
+      const { target } = facts;
       const held = caller.actions(target);
       const missing = needed.filter((a) => !held.has(a));
-      if (missing.length === 0) return { caller, target };
+      if (missing.length === 0) return { caller, target, manifest: facts.manifest };
       // The same words whether the organisation exists or not, so they tell no one which.
       const message = `access to ${path} needs ${missing.join(", ")}: the organisation or repository does not exist, or the ${caller.scoped ? "token does not grant it" : "caller holds no role that allows it"}`;
       if (caller.scoped) throw unauthorized(message, scope, "insufficient_scope");
@@ -261,48 +286,4 @@ export function challengeText(text: string): string {
     .slice(0, 300)
     .replaceAll('"', "'")
     .replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, "?");
-}
-
-/** How long a verified token's claims are reused, in milliseconds. */
-const verifiedTtlMs = 2000;
-/** At most this many tokens are remembered; the cache is emptied when it is full. */
-const verifiedMax = 1024;
-
-/**
- * `tokens` whose `verify` for the registry `audience` reuses, for at most 2 seconds and never
- * past the token's `exp`, the claims of a token it verified before. This caches only what the
- * token itself proves (its signature and claims, including a registry token's self-contained
- * `access` claim): a Lading token's identity and grants, and a registry token's identity, are
- * still read from the database on every request, so revoking them takes effect at once. Retiring a signing key reaches a token
- * already verified within at most those 2 seconds. Failures are never cached. Per process.
- */
-function cachingVerifier(tokens: TokenIssuer, audience: string): TokenIssuer {
-  type Claims = Awaited<ReturnType<TokenIssuer["verify"]>>;
-  const verified = new Map<string, { claims: Claims; until: number }>();
-  const verify: TokenIssuer["verify"] = async (token, options) => {
-    if (!token || options.audience !== audience) return tokens.verify(token, options);
-    const now = Date.now();
-    const hit = verified.get(token);
-    if (hit && hit.until > now) return hit.claims;
-    verified.delete(token);
-    const claims = await tokens.verify(token, options);
-    const until = Math.min(Date.now() + verifiedTtlMs, claims.exp * 1000);
-    if (until > now) {
-      if (verified.size >= verifiedMax) verified.clear();
-      verified.set(token, { claims, until });
-    }
-    return claims;
-  };
-  return { ...tokens, verify };
-}
-
-function isAccessEntry(value: unknown): value is AccessEntry {
-  const entry = value as AccessEntry;
-  return (
-    typeof entry === "object" &&
-    entry !== null &&
-    entry.type === "repository" &&
-    typeof entry.name === "string" &&
-    Array.isArray(entry.actions)
-  );
 }

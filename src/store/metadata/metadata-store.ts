@@ -12,6 +12,7 @@ import {
 import pg from "pg";
 import { AmbientDialect, registerAmbient } from "./ambient-transactions.ts";
 import { migrationProvider } from "./migrations/index.ts";
+import { namingPool } from "./named-statements.ts";
 import { keepPostgresStatistics } from "./postgres-statistics.ts";
 import type { MetadataSchema } from "./schema.ts";
 import { keepStatistics, type StatisticsKeeper } from "./sqlite-statistics.ts";
@@ -51,7 +52,7 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
   const pool = url ? openPool(url, options.poolSize ?? 10) : undefined;
   // SQLite has a second writer: the pull event writer thread (workerPullWriter).
   const dialect = pool
-    ? new AmbientDialect(new PostgresDialect({ pool }))
+    ? new AmbientDialect(new PostgresDialect({ pool: namingPool(pool) }))
     : new AmbientDialect(
         new SqliteDialect({
           database: () => {

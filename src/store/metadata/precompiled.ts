@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely } from "kysely";
+import { nameStatement } from "./named-statements.ts";
 import type { MetadataSchema } from "./schema.ts";
 
 type Db = Kysely<MetadataSchema>;
@@ -10,9 +11,11 @@ const placeholder = (i: number) => `\u0000lading-parameter-${i}`;
  * registry's hot paths, building and compiling a Kysely query cost more CPU than SQLite needs to
  * answer it from an index. `build` must use each argument as a bound value only, never as SQL
  * text or to choose the query's shape; compiling checks that every argument became a parameter.
+ * `named`: PostgreSQL keeps it prepared on each connection ({@link nameStatement}).
  */
 export function precompiled<A extends string[], O>(
   build: (db: Db, ...args: A) => Compilable<O>,
+  options: { named?: boolean } = {},
 ): (db: Db, ...args: A) => Promise<O[]> {
   /** Per database: the compiled query, and for each of its parameters the argument it takes. */
   const compiled = new WeakMap<Db, { query: CompiledQuery<O>; argumentAt: number[] }>();
@@ -24,6 +27,7 @@ export function precompiled<A extends string[], O>(
         throw new Error(`precompiled query: an argument is not a bound parameter in ${query.sql}`);
       }
     }
+    if (options.named) nameStatement(query.sql);
     const argumentAt = query.parameters.map((value) => placeholders.indexOf(value as string));
     const entry = { query, argumentAt };
     compiled.set(db, entry);
