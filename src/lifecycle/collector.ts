@@ -44,8 +44,8 @@ export interface CollectorOptions {
   /** Expires idle upload sessions and removes orphaned temp data. */
   sweepUploads?: () => Promise<{ sessions: number; files: number }>;
   /**
-   * Rest after each slice of work, as a multiple of its duration (default 1.5: the collector
-   * takes at most 40 % of the time it runs).
+   * Rest after each slice of work, as a multiple of the event loop's busy time during it
+   * (default 2: the collector takes at most a third of the event loop while it runs).
    */
   pace?: number;
   /** Told of every finished run. */
@@ -123,13 +123,15 @@ export async function collectGarbage(
       if (lost) throw new Error("the garbage collection lease was lost");
       return false;
     };
-    // Rest as long as the last slice of work took, times the pace: on SQLite the collector
-    // shares one connection and the event loop with the requests it must not slow down.
-    let sliceStart = performance.now();
+    // Rest as long as the event loop was busy during the last slice, times the pace: the
+    // collector shares the event loop (and, on SQLite, the one connection) with the requests it
+    // must not slow down. Time spent waiting for PostgreSQL or S3 costs requests nothing and
+    // earns no rest; requests served meanwhile count as busy, so a loaded server rests more.
+    let slice = performance.eventLoopUtilization();
     const pace = async () => {
-      const spent = performance.now() - sliceStart;
-      if (spent > 5) await sleep(spent * (options.pace ?? 1.5));
-      sliceStart = performance.now();
+      const busy = performance.eventLoopUtilization(slice).active;
+      if (busy > 5) await sleep(busy * (options.pace ?? 2));
+      slice = performance.eventLoopUtilization();
     };
     const kept = new Set<string>();
     let after = "";
