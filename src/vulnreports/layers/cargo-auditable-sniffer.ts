@@ -1,6 +1,5 @@
 import { constants, inflateSync } from "node:zlib";
-
-const ELF_MAGIC = Buffer.from("\x7fELF", "latin1");
+import { ElfWindowSniffer } from "./elf-window-sniffer.ts";
 
 /**
  * Marks a kept window as cargo-auditable data: the layer scan holds sniffed windows by path,
@@ -24,79 +23,22 @@ const ZLIB_HEADERS = [0x01, 0x5e, 0x9c, 0xda].map((flags) => Buffer.from([0x78, 
  * Finds the dependency list cargo-auditable embeds in a Rust binary (the `.dep-v0` section: a
  * zlib stream of JSON) as the binary streams past. The section table sits at the end of an ELF
  * file, after the section itself, so the data is recognised by what it is: a zlib header whose
- * first bytes inflate to `{"format":` or `{"packages":`. From there a bounded window is kept;
- * the file must begin with the ELF magic, and at most 63 bytes are carried between chunks.
+ * first bytes inflate to `{"format":` or `{"packages":`. From there a bounded window is kept,
+ * and at most 63 bytes are carried between chunks.
  */
-export class CargoAuditableSniffer {
-  #head: Buffer = Buffer.alloc(0);
-  #carry: Buffer = Buffer.alloc(0);
-  #window: Buffer[] | undefined;
-  #windowBytes = 0;
-  #done = false;
-  readonly #limit: number;
-
+export class CargoAuditableSniffer extends ElfWindowSniffer {
   constructor(limit: number = CARGO_AUDIT_WINDOW) {
-    this.#limit = limit;
+    super(limit, PROBE - 1);
   }
 
-  get wantsMore(): boolean {
-    return !this.#done;
-  }
-
-  push(chunk: Buffer): void {
-    if (this.#done || chunk.length === 0) return;
-    if (this.#window !== undefined) {
-      this.#keep(chunk);
-      return;
-    }
-    if (this.#head.length < ELF_MAGIC.length) {
-      this.#head = Buffer.concat([
-        this.#head,
-        chunk.subarray(0, ELF_MAGIC.length - this.#head.length),
-      ]);
-      if (this.#head.length === ELF_MAGIC.length && !this.#head.equals(ELF_MAGIC)) {
-        this.#done = true;
-        return;
-      }
-    }
-    // Candidates in the carried bytes need the first bytes of this chunk to be probed.
-    if (this.#carry.length > 0) {
-      const joint = Buffer.concat([this.#carry, chunk.subarray(0, PROBE - 1)]);
-      const at = findAuditData(joint, this.#carry.length);
-      if (at >= 0) {
-        this.#window = [];
-        this.#keep(joint.subarray(at));
-        if (chunk.length > PROBE - 1) this.#keep(chunk.subarray(PROBE - 1));
-        return;
-      }
-    }
-    const at = findAuditData(chunk, chunk.length - PROBE + 1);
-    if (at >= 0) {
-      this.#window = [];
-      this.#keep(chunk.subarray(at));
-      return;
-    }
-    const tail = PROBE - 1;
-    this.#carry =
-      chunk.length >= tail
-        ? Buffer.from(chunk.subarray(chunk.length - tail))
-        : Buffer.concat([this.#carry, chunk]).subarray(-tail);
+  protected find(bytes: Buffer, _base: number, before: number): number {
+    return findAuditData(bytes, before);
   }
 
   /** The tagged window from the zlib header on, or undefined when none was found. */
-  result(): Buffer | undefined {
-    return this.#window === undefined
-      ? undefined
-      : Buffer.concat([CARGO_AUDIT_TAG, ...this.#window]);
-  }
-
-  #keep(bytes: Buffer): void {
-    if (this.#done) return;
-    const take = bytes.subarray(0, this.#limit - this.#windowBytes);
-    // Copied: the chunk may be a view into a much larger decompressed block.
-    this.#window?.push(Buffer.from(take));
-    this.#windowBytes += take.length;
-    if (this.#windowBytes >= this.#limit) this.#done = true;
+  override result(): Buffer | undefined {
+    const window = super.result();
+    return window === undefined ? undefined : Buffer.concat([CARGO_AUDIT_TAG, window]);
   }
 }
 
