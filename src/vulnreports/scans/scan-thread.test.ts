@@ -44,10 +44,12 @@ describe("scan thread", () => {
   const answered = (thread: ReturnType<typeof createScanThread>) =>
     assert.rejects(thread.match({ repoUid: "none", digest: "sha256:00" }), /has no scan/);
 
-  it("answers, ends when idle, and starts again for the next call", async () => {
-    const thread = createScanThread(options());
+  it("answers, ends when idle (saying so), and starts again for the next call", async () => {
+    let idle = 0;
+    const thread = createScanThread({ ...options(), onIdle: () => idle++ });
     await answered(thread);
     await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.equal(idle, 1);
     await answered(thread);
     await thread.close();
   });

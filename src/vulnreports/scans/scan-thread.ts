@@ -20,6 +20,8 @@ export interface ScanThreadOptions extends ScanThreadData {
   maxMemoryMib?: number;
   /** The thread ends after this long without work, giving its memory back. Default 10 s. */
   idleMs?: number;
+  /** Called once a thread has ended for want of work: the burst of scans is over. */
+  onIdle?: () => void;
 }
 
 type Request =
@@ -146,7 +148,7 @@ export function createScanThread(options: ScanThreadOptions): ScanRunner {
     if (thread !== current) return;
     clearTimeout(idle);
     idle = setTimeout(() => {
-      if (thread.waiting.size === 0) void end(thread);
+      if (thread.waiting.size === 0) void end(thread).then(options.onIdle);
     }, idleMs);
     idle.unref();
   };

@@ -28,7 +28,7 @@ export interface ScanWorkerOptions {
   /** Runs the scans and matches; default: on `thread` when given, else on this thread. */
   runner?: ScanRunner;
   /** Scans and matches run on a thread of their own, opened with these (the server's way). */
-  thread?: Pick<ScanThreadOptions, "store" | "blobs" | "maxMemoryMib" | "idleMs">;
+  thread?: Pick<ScanThreadOptions, "store" | "blobs" | "maxMemoryMib" | "idleMs" | "onIdle">;
   /** Bounds on each scan. */
   bounds?: ScanBounds;
   /** The registry URL, named in generated SBOMs. */
