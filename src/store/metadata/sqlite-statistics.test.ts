@@ -2,15 +2,15 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, it } from "node:test";
-import SQLite from "better-sqlite3";
 import { createMetadataStore } from "./metadata-store.ts";
 import { keepStatistics } from "./sqlite-statistics.ts";
 
 const team = "0123456789abcdef0123456789abcdef01234567/0123456789abcdef";
 
 /** The query plan of a list page: a page of `team`'s identities by name. */
-function plan(database: SQLite.Database): string {
+function plan(database: DatabaseSync): string {
   const rows = database
     .prepare(
       `EXPLAIN QUERY PLAN SELECT uid, name FROM identities
@@ -20,27 +20,27 @@ function plan(database: SQLite.Database): string {
   return rows.map((r) => r.detail).join("; ");
 }
 
-function insertIdentities(database: SQLite.Database, count: number): void {
+function insertIdentities(database: DatabaseSync, count: number): void {
   const insert = database.prepare(
     `INSERT INTO identities (uid, parent_uid, name, description, issuer, subject, create_time, update_time)
      VALUES (?, ?, ?, '', '', '', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`,
   );
-  database.transaction(() => {
-    for (let i = 0; i < count; i++) {
-      insert.run(`${team}/${i.toString(16).padStart(16, "0")}`, team, `identity-${i}`);
-    }
-  })();
+  database.exec("BEGIN");
+  for (let i = 0; i < count; i++) {
+    insert.run(`${team}/${i.toString(16).padStart(16, "0")}`, team, `identity-${i}`);
+  }
+  database.exec("COMMIT");
 }
 
 describe("SQLite statistics", () => {
   let dir: string;
-  let database: SQLite.Database;
+  let database: DatabaseSync;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "lading-stats-"));
     const store = createMetadataStore({ dataDir: dir });
     await store.migrate();
     await store.close();
-    database = new SQLite(join(dir, "lading.db"));
+    database = new DatabaseSync(join(dir, "lading.db"));
   });
   after(() => {
     database?.close();

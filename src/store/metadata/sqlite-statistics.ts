@@ -1,4 +1,4 @@
-import type SQLite from "better-sqlite3";
+import type { DatabaseSync } from "node:sqlite";
 
 /** When statistics are refreshed. */
 export interface StatisticsOptions {
@@ -28,7 +28,7 @@ export interface StatisticsKeeper {
  * The cost, about 0.15 s per 100,000 rows on the event loop, comes once per tenfold growth.
  */
 export function keepStatistics(
-  database: SQLite.Database,
+  database: DatabaseSync,
   options: StatisticsOptions = {},
 ): StatisticsKeeper {
   const intervalMs = options.intervalMs ?? 30_000;
@@ -41,17 +41,17 @@ export function keepStatistics(
     .get();
   // optimize leaves a database that has no statistics table alone; ANALYZE creates it.
   if (!analyzed) database.exec("ANALYZE");
-  database.pragma("optimize = 0x10002");
+  database.exec("PRAGMA optimize = 0x10002");
   let lastChanges = changesNow();
   let lastRefresh = Date.now();
 
   const keeper: StatisticsKeeper = {
     check(now = Date.now()) {
-      if (!database.open) return false;
+      if (!database.isOpen) return false;
       const changes = changesNow() - lastChanges;
       if (changes < threshold && !(changes > 0 && now - lastRefresh >= maxAgeMs)) return false;
       // 0x10000: every table, not only those this connection queried since the last run.
-      database.pragma("optimize = 0x10002");
+      database.exec("PRAGMA optimize = 0x10002");
       lastChanges = changesNow();
       lastRefresh = now;
       return true;
