@@ -33,12 +33,16 @@ class NodeSqliteStatement implements SqliteStatement {
   }
 
   all(parameters: readonly unknown[]): unknown[] {
-    const rows = this.#statement.all(...(parameters as SQLInputValue[])) as unknown as
-      SQLOutputValue[][];
+    const rows = this.#statement.all(
+      ...(parameters as SQLInputValue[]),
+    ) as unknown as SQLOutputValue[][];
     return rows.map((values) => this.#row(values));
   }
 
-  run(parameters: readonly unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint } {
+  run(parameters: readonly unknown[]): {
+    changes: number | bigint;
+    lastInsertRowid: number | bigint;
+  } {
     return this.#statement.run(...(parameters as SQLInputValue[]));
   }
 
