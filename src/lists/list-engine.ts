@@ -3,7 +3,6 @@ import {
   type ExpressionBuilder,
   type Kysely,
   PostgresAdapter,
-  type ReferenceExpression,
   type SqlBool,
   sql,
 } from "kysely";
@@ -14,6 +13,7 @@ import { planCount, type Visibility } from "./count-plan.ts";
 import { countFromCounters, tableRowsFromCounters } from "./list-counters.ts";
 import { parseOrderBy, type SortField } from "./order-by.ts";
 import type { PageTokens } from "./page-token.ts";
+import { hiddenKey, outermost, plainKey, type ScopeKey, visibleTo } from "./scope-terms.ts";
 
 /** Results per page when page_size is 0 or absent (spec Limits). */
 export const defaultPageSize = 50;
@@ -329,33 +329,4 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
       return { rows, nextPageToken, totalCount, skipped: p.skip };
     },
   };
-}
-
-/** How a scope term names its column: plainly, or hidden from the indexes. */
-// biome-ignore lint/suspicious/noExplicitAny: the engine is shared by every listed table
-export type ScopeKey = (column: string) => ReferenceExpression<any, any>;
-const plainKey: ScopeKey = (column) => column;
-/** `+column`: the same value, but SQLite uses no index for a term on it. */
-const hiddenKey: ScopeKey = (column) => sql`+${sql.ref(column)}`;
-
-/** The scopes that lie within no other scope. */
-function outermost(scopes: readonly string[]): string[] {
-  const unique = [...new Set(scopes)];
-  return unique.filter((s) => !unique.some((t) => t !== s && isWithin(s, t)));
-}
-
-/** Rows within the visible subtrees, or children (by `parentColumn`) of the visible parents. */
-export function visibleTo(
-  eb: AnyBuilder,
-  visible: Visibility,
-  parentColumn = "parent_uid",
-  key: ScopeKey = plainKey,
-): Expression<SqlBool> {
-  const uid = key("uid");
-  const terms: Expression<SqlBool>[] = visible.scopes.flatMap((s) => [
-    eb(uid, "=", s),
-    eb.and([eb(uid, ">", `${s}/`), eb(uid, "<", `${s}0`)]),
-  ]);
-  for (const parent of visible.childrenOf ?? []) terms.push(eb(key(parentColumn), "=", parent));
-  return terms.length > 0 ? eb.or(terms) : sql<SqlBool>`1 = 0`;
 }

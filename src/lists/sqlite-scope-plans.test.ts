@@ -73,18 +73,27 @@ describe("list pages on SQLite, by the share of the table the scope holds", () =
   });
 
   /** A page of `team`'s identities, its rows' names and the plan of the query that found it. */
-  async function page(team: string, orderBy: string, skip: number) {
+  /** By default `team` is named by uidp.descendants_of, the caller seeing the organisation. */
+  async function page(
+    team: string,
+    orderBy: string,
+    skip: number,
+    by: "descendants" | "children" | "visibility" = "descendants",
+  ) {
     queries.length = 0;
     const result = await createListEngine(db, createPageTokens("secret")).list(spec, {
       parameters: {
-        uidp: { descendantsOf: team, childrenOf: "" },
+        uidp: {
+          descendantsOf: by === "descendants" ? team : "",
+          childrenOf: by === "children" ? team : "",
+        },
         pageSize: 20,
         pageToken: "",
         orderBy,
         skip,
       },
       filters: {},
-      visible: { scopes: [org] },
+      visible: { scopes: [by === "visibility" ? team : org] },
       caller: "",
     });
     const found = queries.find((q) => /order by/i.test(q.sql));
@@ -138,6 +147,27 @@ describe("list pages on SQLite, by the share of the table the scope holds", () =
       assert.equal(found.length, 20);
     }
     assert.deepEqual((await page(small, "name", 0)).names, names("m", 40).slice(0, 20));
+  });
+
+  it("lists a parent's children the same way", async () => {
+    const most = await page(big, "created_at desc", 0, "children");
+    assert.match(most.plan, /SCAN identities USING INDEX identities_create/);
+    assert.doesNotMatch(most.plan, /TEMP B-TREE/);
+    assert.equal(most.names[0], "z-3999");
+    assert.equal(most.total, 4000n);
+    const few = await page(small, "name", 0, "children");
+    assert.match(few.plan, /SEARCH identities USING INDEX identities_parent \(parent_uid=\?\)/);
+    assert.deepEqual(few.names, names("m", 40).slice(0, 20));
+  });
+
+  it("lists what a caller may see the same way", async () => {
+    const most = await page(big, "name", 0, "visibility");
+    assert.match(most.plan, /SCAN identities USING INDEX identities_name/);
+    assert.doesNotMatch(most.plan, /TEMP B-TREE/);
+    assert.deepEqual(most.names, names("z", 4000).slice(0, 20));
+    const few = await page(small, "name", 0, "visibility");
+    assert.match(few.plan, /INDEX sqlite_autoindex_identities_1 \(uid>\? AND uid<\?\)/);
+    assert.deepEqual(few.names, names("m", 40).slice(0, 20));
   });
 
   it("keeps the range for a tenth of the table whose other rows sort first", async () => {
