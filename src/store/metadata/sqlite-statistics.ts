@@ -18,14 +18,15 @@ export interface StatisticsKeeper {
 }
 
 /**
- * Keeps SQLite's planner statistics fresh so list queries pick the sort index over a range scan
- * and a sort. A database that was never analyzed has no statistics at all, and SQLite then
- * guesses that any uid range is small: a page of 50 out of 20,000 identities took 60 ms instead
- * of 0.2 ms. `PRAGMA optimize` runs at open, after every bulk of writes and at least hourly
- * while anything changes (SQLite's advice for long-lived connections). It re-analyzes only the
- * tables whose size changed by a large factor, and analyzes them whole: a sampled analysis
- * (`analysis_limit`) leaves out the histograms that tell SQLite how many rows a uid range holds.
- * The cost, about 0.15 s per 100,000 rows on the event loop, comes once per tenfold growth.
+ * Keeps SQLite's planner statistics (`sqlite_stat1`: each table's rows, and how many rows share
+ * a value of each index's leading columns) fresh, so the planner weighs one index against
+ * another with the table's real size. `PRAGMA optimize` runs at open, after every bulk of
+ * writes and at least hourly while anything changes (SQLite's advice for long-lived
+ * connections). It re-analyzes only the tables whose size changed by a large factor, and
+ * analyzes them whole. The cost, about 0.15 s per 100,000 rows on the event loop, comes once
+ * per tenfold growth. Node's SQLite keeps no histograms (no STAT4), so statistics cannot say
+ * how much of a table a uid range holds; the list engine tells a large range from a small one
+ * by its counters (src/lists/list-engine.ts).
  */
 export function keepStatistics(
   database: DatabaseSync,
