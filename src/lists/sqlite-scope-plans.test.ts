@@ -79,6 +79,7 @@ describe("list pages on SQLite, by the share of the table the scope holds", () =
     orderBy: string,
     skip: number,
     by: "descendants" | "children" | "visibility" = "descendants",
+    filters: Record<string, string> = {},
   ) {
     queries.length = 0;
     const result = await createListEngine(db, createPageTokens("secret")).list(spec, {
@@ -92,7 +93,7 @@ describe("list pages on SQLite, by the share of the table the scope holds", () =
         orderBy,
         skip,
       },
-      filters: {},
+      filters,
       visible: { scopes: [by === "visibility" ? team : org] },
       caller: "",
     });
@@ -147,6 +148,13 @@ describe("list pages on SQLite, by the share of the table the scope holds", () =
       assert.equal(found.length, 20);
     }
     assert.deepEqual((await page(small, "name", 0)).names, names("m", 40).slice(0, 20));
+  });
+
+  it("finds a filtered page's rows by the filter's index within a large scope", async () => {
+    const named = await page(big, "created_at desc", 0, "descendants", { name: "z-5" });
+    assert.match(named.plan, /SEARCH identities USING INDEX identities_name \(name=\?\)/);
+    assert.deepEqual(named.names, ["z-5"]);
+    assert.equal(named.total, 1n);
   });
 
   it("lists a parent's children the same way", async () => {
