@@ -2,3 +2,4 @@ export * from "./count-plan.ts";
 export * from "./list-engine.ts";
 export * from "./order-by.ts";
 export * from "./page-token.ts";
+export { type ScopeKey, visibleTo } from "./scope-terms.ts";

@@ -1,10 +1,19 @@
-import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from "kysely";
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  PostgresAdapter,
+  type SqlBool,
+  sql,
+} from "kysely";
 import { type FieldViolation, invalidArgument } from "../errors/index.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
 import { descendantRange, isUidp, isWithin } from "../uidp/index.ts";
-import { type CountPlan, planCount, type Visibility } from "./count-plan.ts";
+import { planCount, type Visibility } from "./count-plan.ts";
+import { countFromCounters, tableRowsFromCounters } from "./list-counters.ts";
 import { parseOrderBy, type SortField } from "./order-by.ts";
 import type { PageTokens } from "./page-token.ts";
+import { hiddenKey, outermost, plainKey, type ScopeKey, visibleTo } from "./scope-terms.ts";
 
 /** Results per page when page_size is 0 or absent (spec Limits). */
 export const defaultPageSize = 50;
@@ -143,6 +152,8 @@ type AnyDb = Kysely<any>;
 /** Creates the list engine over `db`, signing page tokens with `tokens`. */
 export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens): ListEngine {
   const anyDb = db as AnyDb;
+  const tableRows =
+    db.getExecutor().adapter instanceof PostgresAdapter ? undefined : tableRowsFromCounters(anyDb);
   return {
     async list(spec, query) {
       const p = query.parameters;
@@ -184,9 +195,17 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
       const filterRoot = descendantsOf || childrenOf;
       const impliedVisible =
         filterRoot !== "" && query.visible.scopes.some((s) => isWithin(filterRoot, s));
-      const where = (eb: AnyBuilder): Expression<SqlBool> =>
-        filtered(eb, impliedVisible ? [] : [visibleTo(eb, query.visible, spec.parentColumn)]);
-      const filtered = (eb: AnyBuilder, first: Expression<SqlBool>[]): Expression<SqlBool> => {
+      const where = (eb: AnyBuilder, key: ScopeKey = plainKey): Expression<SqlBool> =>
+        filtered(
+          eb,
+          impliedVisible ? [] : [visibleTo(eb, query.visible, spec.parentColumn, key)],
+          key,
+        );
+      const filtered = (
+        eb: AnyBuilder,
+        first: Expression<SqlBool>[],
+        key: ScopeKey = plainKey,
+      ): Expression<SqlBool> => {
         const terms: Expression<SqlBool>[] = [...first];
         for (const [column, value] of Object.entries(query.filters)) {
           if (value !== "") terms.push(eb(column, "=", value));
@@ -194,32 +213,49 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
         if (query.conditions) terms.push(query.conditions.where(eb));
         if (descendantsOf !== "") {
           const range = descendantRange(descendantsOf);
-          terms.push(eb("uid", ">", range.low), eb("uid", "<", range.high));
+          terms.push(eb(key("uid"), ">", range.low), eb(key("uid"), "<", range.high));
         }
-        if (childrenOf !== "") terms.push(eb("parent_uid", "=", childrenOf));
+        if (childrenOf !== "") terms.push(eb(key("parent_uid"), "=", childrenOf));
         return eb.and(terms);
       };
       const size = Math.min(p.pageSize === 0 ? defaultPageSize : p.pageSize, maxPageSize);
       const direction = desc ? "desc" : "asc";
       // Find the page's uids on the (sort, uid) index alone, then read those rows: with a
       // large skip the index is walked, not the table.
-      let keys = anyDb
-        .selectFrom(spec.table as string)
-        .where(where)
-        .select(["uid", sql<string>`${sortExpr}`.as("sort_key")]);
-      if (cursor.value) {
+      const keysWhere = (key: ScopeKey) => {
+        const keys = anyDb
+          .selectFrom(spec.table as string)
+          .where((eb) => where(eb, key))
+          .select(["uid", sql<string>`${sortExpr}`.as("sort_key")]);
+        if (!cursor.value) return keys;
         const [value, uid] = cursor.value;
-        keys = keys.where(
+        return keys.where(
           sql<SqlBool>`(${sortExpr}, uid) ${sql.raw(desc ? "<" : ">")} (${value}, ${uid})`,
         );
-      }
+      };
       const hasFilters =
         (query.conditions !== undefined && !query.conditions.counted) ||
         Object.values(query.filters).some((v) => v !== "");
-      const plan =
-        hasFilters || spec.uncounted || query.visible.all
+      const scopePlan =
+        spec.uncounted || query.visible.all
           ? undefined
           : planCount(query.visible, descendantsOf, childrenOf);
+      const plan = hasFilters ? undefined : scopePlan;
+      let scopeRows: Promise<bigint> | undefined;
+      const inScope = (counts: NonNullable<typeof scopePlan>) =>
+        (scopeRows ??= countFromCounters(anyDb, spec.table, counts));
+      // Node's SQLite has no STAT4 histograms, so its planner takes any uid range (or parent)
+      // for a small part of the table and reads all of it and sorts, even when it is the whole
+      // table. The counters know better: when the caller's scopes hold at least half of the
+      // table, their terms are hidden from the indexes (unary +) and the page walks the sort
+      // index. Half is where that walk is never much worse than the range, whatever the order
+      // of the other rows: it passes at most as many other entries as the range holds rows,
+      // and usually stops after a page. Below half the range is kept (docs/decisions.md).
+      const walksSortIndex = async () => {
+        if (!tableRows || !scopePlan) return false;
+        const [rows, table] = await Promise.all([inScope(scopePlan), tableRows(spec.table)]);
+        return table > 0n && rows * 2n >= table;
+      };
       const countWhere = (w: (eb: AnyBuilder) => Expression<SqlBool>) =>
         anyDb
           .selectFrom(spec.table as string)
@@ -244,7 +280,8 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
       // A first page reads its rows with its keys: one round trip instead of two. Past a skip,
       // the keys alone walk the (sort, uid) index and only the page's rows are read.
       let keysCarryRows = false;
-      const storeKeys = (): Promise<PageKey[]> => {
+      const storeKeys = async (): Promise<PageKey[]> => {
+        const keys = keysWhere((await walksSortIndex()) ? hiddenKey : plainKey);
         keysCarryRows = p.skip === 0;
         return (keysCarryRows ? keys.selectAll() : keys)
           .orderBy(sortExpr, direction)
@@ -267,10 +304,7 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
       const counted = async () =>
         (await query.countRows?.({ visible: query.visible, descendantsOf, childrenOf })) ??
         countedByStore();
-      const [totalCount, found] = await Promise.all([
-        plan ? countFromCounters(anyDb, spec.table, plan) : counted(),
-        findKeys(),
-      ]);
+      const [totalCount, found] = await Promise.all([plan ? inScope(plan) : counted(), findKeys()]);
       const pageKeys = found.slice(0, size);
       const byUid = new Map<string, MetadataSchema[typeof spec.table]>();
       type Row = MetadataSchema[typeof spec.table];
@@ -298,55 +332,4 @@ export function createListEngine(db: Kysely<MetadataSchema>, tokens: PageTokens)
       return { rows, nextPageToken, totalCount, skipped: p.skip };
     },
   };
-}
-
-/** The scopes that lie within no other scope. */
-function outermost(scopes: readonly string[]): string[] {
-  const unique = [...new Set(scopes)];
-  return unique.filter((s) => !unique.some((t) => t !== s && isWithin(s, t)));
-}
-
-/** Rows within the visible subtrees, or children (by `parentColumn`) of the visible parents. */
-export function visibleTo(
-  eb: AnyBuilder,
-  visible: Visibility,
-  parentColumn = "parent_uid",
-): Expression<SqlBool> {
-  if (visible.all) return sql<SqlBool>`1 = 1`;
-  const terms: Expression<SqlBool>[] = visible.scopes.flatMap((s) => [
-    eb("uid", "=", s),
-    eb.and([eb("uid", ">", `${s}/`), eb("uid", "<", `${s}0`)]),
-  ]);
-  for (const parent of visible.childrenOf ?? []) terms.push(eb(parentColumn, "=", parent));
-  return terms.length > 0 ? eb.or(terms) : sql<SqlBool>`1 = 0`;
-}
-
-/** Adds up the per-parent counters (and the scope rows themselves) named by `plan`. */
-async function countFromCounters(db: AnyDb, table: ListedTable, plan: CountPlan): Promise<bigint> {
-  const parents = [...plan.below, ...plan.children];
-  const [counted, selves] = await Promise.all([
-    parents.length === 0
-      ? { n: 0 }
-      : db
-          .selectFrom("list_counts")
-          .select((eb) => eb.fn.coalesce(eb.fn.sum<string | number>("n"), sql<number>`0`).as("n"))
-          .where("table_name", "=", table)
-          .where((eb) =>
-            eb.or([
-              ...(parents.length > 0 ? [eb("parent_uid", "in", parents)] : []),
-              ...plan.below.map((b) =>
-                eb.and([eb("parent_uid", ">", `${b}/`), eb("parent_uid", "<", `${b}0`)]),
-              ),
-            ]),
-          )
-          .executeTakeFirstOrThrow(),
-    plan.selves.length === 0
-      ? { n: 0 }
-      : db
-          .selectFrom(table as string)
-          .select((eb) => eb.fn.countAll<string | number>().as("n"))
-          .where("uid", "in", plan.selves)
-          .executeTakeFirstOrThrow(),
-  ]);
-  return BigInt(counted.n) + BigInt(selves.n);
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, it } from "node:test";
-import SQLite from "better-sqlite3";
 import { createTestStore, openTestStore, storeKinds } from "../../../test/support/stores.ts";
 import { afterCommit, runInTransaction } from "./ambient-transactions.ts";
 import { createMetadataStore, type MetadataStore } from "./metadata-store.ts";
@@ -115,7 +115,7 @@ describe("runInTransaction [sqlite, a second connection]", () => {
     const store = createMetadataStore(location.options);
     await store.migrate();
     // No busy timeout: a locked database answers at once.
-    const other = new SQLite(join(location.options.dataDir, "lading.db"), { timeout: 0 });
+    const other = new DatabaseSync(join(location.options.dataDir, "lading.db"), { timeout: 0 });
     const otherWrite = other.prepare("insert into settings (key, value) values ('other', 'v')");
     try {
       await runInTransaction(store.db, async () => {

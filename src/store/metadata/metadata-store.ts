@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import SQLite from "better-sqlite3";
+import { DatabaseSync } from "node:sqlite";
 import {
   Kysely,
   Migrator,
@@ -14,6 +14,7 @@ import pg from "pg";
 import { AmbientDialect, registerAmbient } from "./ambient-transactions.ts";
 import { migrationProvider } from "./migrations/index.ts";
 import { namingPool } from "./named-statements.ts";
+import { nodeSqliteDatabase } from "./node-sqlite-database.ts";
 import { keepPostgresStatistics } from "./postgres-statistics.ts";
 import type { MetadataSchema } from "./schema.ts";
 import { keepStatistics, type StatisticsKeeper } from "./sqlite-statistics.ts";
@@ -64,7 +65,7 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
           database: () => {
             const database = openSqlite(options.dataDir);
             statistics = keepStatistics(database);
-            return Promise.resolve(cachingStatements(database));
+            return Promise.resolve(cachingStatements(nodeSqliteDatabase(database)));
           },
         }),
         { begin: "begin immediate" },
@@ -119,11 +120,10 @@ const statementCacheSize = 512;
  * `database` with its prepared statements reused by SQL text (least recently used first out).
  * Kysely's SQLite driver prepares every query afresh, which costs more than running the small
  * indexed lookups of a request. Sharing a statement is safe: the driver runs one query at a time
- * on its single connection, and better-sqlite3 resets a statement after `all`, `run` and a
- * finished or abandoned `iterate`. SQLite re-prepares a cached statement by itself when the
- * schema changes.
+ * on its single connection, and `node:sqlite` resets a statement each time it runs, also after an
+ * abandoned `iterate`. SQLite re-prepares a cached statement by itself when the schema changes.
  */
-export function cachingStatements(database: SQLite.Database): SqliteDatabase {
+export function cachingStatements(database: SqliteDatabase): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   return {
     prepare(sql) {
@@ -143,16 +143,17 @@ export function cachingStatements(database: SQLite.Database): SqliteDatabase {
   };
 }
 
-function openSqlite(dataDir: string): SQLite.Database {
+function openSqlite(dataDir: string): DatabaseSync {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const database = new SQLite(join(dataDir, "lading.db"));
-  database.pragma("journal_mode = WAL");
-  database.pragma("synchronous = NORMAL");
-  database.pragma("foreign_keys = ON");
-  database.pragma("busy_timeout = 5000");
+  const database = new DatabaseSync(join(dataDir, "lading.db"), {
+    enableForeignKeyConstraints: true,
+    timeout: 5000,
+  });
   // 64 MiB of page cache instead of SQLite's 2 MiB: bulk imports write to several indexes of
   // tables with 100,000s of rows, and the small default makes every batch re-read them.
-  database.pragma("cache_size = -65536");
-  database.pragma("wal_autocheckpoint = 16384");
+  database.exec(`PRAGMA journal_mode = WAL;
+    PRAGMA synchronous = NORMAL;
+    PRAGMA cache_size = -65536;
+    PRAGMA wal_autocheckpoint = 16384;`);
   return database;
 }

@@ -1,4 +1,4 @@
-import type SQLite from "better-sqlite3";
+import type { DatabaseSync } from "node:sqlite";
 
 /** When statistics are refreshed. */
 export interface StatisticsOptions {
@@ -18,17 +18,18 @@ export interface StatisticsKeeper {
 }
 
 /**
- * Keeps SQLite's planner statistics fresh so list queries pick the sort index over a range scan
- * and a sort. A database that was never analyzed has no statistics at all, and SQLite then
- * guesses that any uid range is small: a page of 50 out of 20,000 identities took 60 ms instead
- * of 0.2 ms. `PRAGMA optimize` runs at open, after every bulk of writes and at least hourly
- * while anything changes (SQLite's advice for long-lived connections). It re-analyzes only the
- * tables whose size changed by a large factor, and analyzes them whole: a sampled analysis
- * (`analysis_limit`) leaves out the histograms that tell SQLite how many rows a uid range holds.
- * The cost, about 0.15 s per 100,000 rows on the event loop, comes once per tenfold growth.
+ * Keeps SQLite's planner statistics (`sqlite_stat1`: each table's rows, and how many rows share
+ * a value of each index's leading columns) fresh, so the planner weighs one index against
+ * another with the table's real size. `PRAGMA optimize` runs at open, after every bulk of
+ * writes and at least hourly while anything changes (SQLite's advice for long-lived
+ * connections). It re-analyzes only the tables whose size changed by a large factor, and
+ * analyzes them whole. The cost, about 0.15 s per 100,000 rows on the event loop, comes once
+ * per tenfold growth. Node's SQLite keeps no histograms (no STAT4), so statistics cannot say
+ * how much of a table a uid range holds; the list engine tells a large range from a small one
+ * by its counters (src/lists/list-engine.ts).
  */
 export function keepStatistics(
-  database: SQLite.Database,
+  database: DatabaseSync,
   options: StatisticsOptions = {},
 ): StatisticsKeeper {
   const intervalMs = options.intervalMs ?? 30_000;
@@ -41,17 +42,17 @@ export function keepStatistics(
     .get();
   // optimize leaves a database that has no statistics table alone; ANALYZE creates it.
   if (!analyzed) database.exec("ANALYZE");
-  database.pragma("optimize = 0x10002");
+  database.exec("PRAGMA optimize = 0x10002");
   let lastChanges = changesNow();
   let lastRefresh = Date.now();
 
   const keeper: StatisticsKeeper = {
     check(now = Date.now()) {
-      if (!database.open) return false;
+      if (!database.isOpen) return false;
       const changes = changesNow() - lastChanges;
       if (changes < threshold && !(changes > 0 && now - lastRefresh >= maxAgeMs)) return false;
       // 0x10000: every table, not only those this connection queried since the last run.
-      database.pragma("optimize = 0x10002");
+      database.exec("PRAGMA optimize = 0x10002");
       lastChanges = changesNow();
       lastRefresh = now;
       return true;

@@ -1,4 +1,4 @@
-import Database from "better-sqlite3";
+import { DatabaseSync } from "node:sqlite";
 import {
   distroQualifier,
   formatPurl,
@@ -72,7 +72,7 @@ export function isRpmSqlitePath(path: string): boolean {
 }
 
 /**
- * Reads an rpm SQLite database from its bytes, in memory: the `Packages` table holds one rpm
+ * Reads an rpm SQLite database from its bytes, in memory (a deserialized copy): the `Packages` table holds one rpm
  * header blob per installed package. rpm writes the file in WAL mode, which a deserialized
  * database cannot open, so a copy is marked as a rollback-journal file first (header bytes
  * 18–19); the WAL itself is not read (rpm checkpoints it when a transaction ends).
@@ -115,9 +115,14 @@ function readBlobs(
   const copy = Buffer.from(bytes);
   copy[18] = 1;
   copy[19] = 1;
-  let db: Database.Database | undefined;
+  let db: DatabaseSync | undefined;
   try {
-    db = new Database(copy, { readonly: true });
+    // The file comes from an image: defensive mode (SQLITE_DBCONFIG_DEFENSIVE) takes away the
+    // ways SQL has to corrupt a database, and query_only any write (a deserialized copy is
+    // writable).
+    db = new DatabaseSync(":memory:", { defensive: true });
+    db.deserialize(copy);
+    db.exec("PRAGMA query_only = ON");
     // A view or virtual table named Packages could make one SELECT do unbounded work.
     const table = db
       .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'Packages'")
@@ -130,8 +135,12 @@ function readBlobs(
       .all(MAX_PACKAGES + 1) as { hnum: unknown; blob: unknown }[];
     const value: Rows = [];
     for (const row of rows.slice(0, MAX_PACKAGES)) {
-      if (typeof row.hnum === "number" && Buffer.isBuffer(row.blob)) {
-        value.push({ hnum: row.hnum, blob: row.blob });
+      // node:sqlite reads a BLOB as a Uint8Array; the header parser reads a Buffer (a view).
+      if (typeof row.hnum === "number" && row.blob instanceof Uint8Array) {
+        value.push({
+          hnum: row.hnum,
+          blob: Buffer.from(row.blob.buffer, row.blob.byteOffset, row.blob.byteLength),
+        });
       }
     }
     return { value, truncated: rows.length > MAX_PACKAGES };

@@ -53,8 +53,9 @@ port.on("message", (message: ThreadRequest | ThreadControl) => {
 });
 
 /**
- * Ends the thread from inside, between calls into the SQLite addon: terminating it from
- * outside while it loads the addon or runs a statement can abort the whole process.
+ * Ends the thread from inside, between store calls, so its connections close cleanly:
+ * terminating it from outside in the middle of a native call has aborted the whole process
+ * (with the SQLite addon Lading used before `node:sqlite`).
  */
 async function closeAndExit() {
   await turn;

@@ -23,11 +23,12 @@ describe("scan thread", () => {
   });
   after(() => location.drop());
 
-  // Terminating a thread while it loads the SQLite addon, or is inside a call into it, aborts
-  // the whole process (FATAL ERROR: Error::New napi_get_last_error_info): a server closing
-  // just as a scan started took its process down about one time in six.
+  // Terminating a thread while it loaded the SQLite addon Lading used before `node:sqlite`, or
+  // was inside a call into it, aborted the whole process (FATAL ERROR: Error::New
+  // napi_get_last_error_info): a server closing just as a scan started took its process down
+  // about one time in six.
   it("closes a thread that is still starting without taking the process down", async () => {
-    // Each round closes a little later into the thread's start, through loading the addon.
+    // Each round closes a little later into the thread's start, through opening the store.
     for (let i = 0; i < 30; i++) {
       const thread = createScanThread(options());
       const refused = assert.rejects(

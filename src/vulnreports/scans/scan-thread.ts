@@ -63,8 +63,9 @@ interface Thread {
 
 /**
  * How long a thread asked to end may take to finish what it is doing and close its stores
- * before it is terminated. Terminating is the last resort: a thread ended while it is inside
- * the SQLite addon (loading it, or in a call) can abort the whole process.
+ * before it is terminated. Terminating is the last resort: it leaves store connections
+ * unclosed, and a thread ended inside a native call has aborted the whole process (with the
+ * SQLite addon Lading used before `node:sqlite`).
  */
 const closeGraceMs = 30_000;
 
