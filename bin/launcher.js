@@ -8,8 +8,11 @@ import { constants } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The oldest Node that strips TypeScript types without a flag. */
-const typeStripping = [22, 18];
+/**
+ * The oldest Node that runs Lading itself: it strips TypeScript types without a flag (22.18)
+ * and has the embedded store's `node:sqlite` with `deserialize` and no experimental warning.
+ */
+const runsLading = [24, 16];
 
 function atLeast(version, [major, minor]) {
   const [a, b] = String(version).replace(/^v/, "").split(".").map(Number);
@@ -23,25 +26,25 @@ function bundledNode(script) {
     const manifest = require.resolve(`node-${process.platform}-${process.arch}/package.json`);
     const pkg = JSON.parse(readFileSync(manifest, "utf8"));
     const bin = join(dirname(manifest), pkg.bin?.node ?? "bin/node");
-    return atLeast(pkg.version, typeStripping) && existsSync(bin) ? bin : undefined;
+    return atLeast(pkg.version, runsLading) && existsSync(bin) ? bin : undefined;
   } catch {
     return undefined;
   }
 }
 
 /**
- * Runs `start` when this Node runs TypeScript; otherwise runs the bin script at `binUrl` again
+ * Runs `start` when this Node runs Lading; otherwise runs the bin script at `binUrl` again
  * under the bundled Node, passing arguments, standard streams, exit code and signals through.
  * `problems` is where a missing Node is reported (the credential helper protocol wants stdout).
  */
 export async function launch(binUrl, start, problems = process.stderr) {
-  if (process.features.typescript) return start();
+  if (process.features.typescript && atLeast(process.version, runsLading)) return start();
   const script = realpathSync(fileURLToPath(binUrl));
   const name = script.split("/").pop().replace(/\.js$/, "");
   const node = bundledNode(script);
   if (!node) {
     problems.write(
-      `${name}: Node.js ${process.version} cannot run Lading and the Node that \`npm install\` brings is missing: run \`npm install\` in the Lading folder, or use Node.js 22.18 or newer\n`,
+      `${name}: Node.js ${process.version} cannot run Lading and the Node that \`npm install\` brings is missing: run \`npm install\` in the Lading folder, or use Node.js 24.16 or newer\n`,
     );
     process.exitCode = 1;
     return;

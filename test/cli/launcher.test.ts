@@ -163,7 +163,7 @@ describe("bin scripts linked onto PATH and run by the system Node", {
   it("says what to do when no Node that runs Lading is at hand", async (t) => {
     const systemVersion = (await runFromPath(systemNode, ["--version"], env)).stdout.trim();
     const [major, minor] = systemVersion.slice(1).split(".").map(Number);
-    if (major > 22 || (major === 22 && minor >= 18)) {
+    if (major > 24 || (major === 24 && minor >= 16)) {
       t.skip(`${systemNode} is ${systemVersion}, which runs Lading itself`);
       return;
     }
