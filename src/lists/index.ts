@@ -1,5 +1,6 @@
 export * from "./count-plan.ts";
 export * from "./list-engine.ts";
+export * from "./list-query.ts";
 export * from "./order-by.ts";
 export * from "./page-token.ts";
 export { type ScopeKey, visibleTo } from "./scope-terms.ts";

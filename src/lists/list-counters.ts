@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { CountPlan } from "./count-plan.ts";
-import type { ListedTable } from "./list-engine.ts";
+import type { ListedTable } from "./list-query.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: the table is chosen at run time
 type AnyDb = Kysely<any>;

@@ -4,7 +4,8 @@ import { type Kysely, SelectQueryNode, TableNode } from "kysely";
 import { openTestStore, storeKinds } from "../../test/support/stores.ts";
 import type { MetadataSchema } from "../store/metadata/index.ts";
 import { newChildUid, newRootUid } from "../uidp/index.ts";
-import { createListEngine, type ListSpec } from "./list-engine.ts";
+import { createListEngine } from "./list-engine.ts";
+import type { ListSpec } from "./list-query.ts";
 import { createPageTokens } from "./page-token.ts";
 
 const spec: ListSpec<"groups"> = {

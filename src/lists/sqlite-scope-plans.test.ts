@@ -7,7 +7,8 @@ import { after, before, describe, it } from "node:test";
 import { type CompiledQuery, Kysely, SqliteDialect } from "kysely";
 import { createMetadataStore, type MetadataSchema } from "../store/metadata/index.ts";
 import { nodeSqliteDatabase } from "../store/metadata/node-sqlite-database.ts";
-import { createListEngine, type ListSpec } from "./list-engine.ts";
+import { createListEngine } from "./list-engine.ts";
+import type { ListSpec } from "./list-query.ts";
 import { createPageTokens } from "./page-token.ts";
 
 const org = "0123456789abcdef0123456789abcdef01234567";
