@@ -1,4 +1,4 @@
-import type { NewEvent } from "./record-event.ts";
+import type { NewEvent } from "./new-event.ts";
 import { civilTime, type EventRepo, type RegistryClient } from "./registry-events.ts";
 
 /** One manifest GET or HEAD that answered. */

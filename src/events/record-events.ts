@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { type MetadataSchema, precompiled } from "../store/metadata/index.ts";
 import { parentOf } from "../uidp/index.ts";
 import { newEventId } from "./event-id.ts";
-import type { NewEvent } from "./record-event.ts";
+import type { NewEvent } from "./new-event.ts";
 
 const columns = [
   "id",
