@@ -12,7 +12,7 @@ import { startS3rver } from "../test/support/s3rver.ts";
 import { createTestStore } from "../test/support/stores.ts";
 import { freePort } from "./distribution.ts";
 import { seedRegistry } from "./gc-seed.ts";
-import { parseWrk } from "./replicas-bench.ts";
+import { wrkManifestGets } from "./oci-workloads.ts";
 
 const run = promisify(execFile);
 const cli = new URL("../bin/lading.js", import.meta.url).pathname;
@@ -124,15 +124,12 @@ export async function measureGc(
       // folder after each key), which would stall a client here and not the server.
       const samples: { start: number; end: number; n: number }[] = [];
       const path = `/v2/${target.repo}/manifests/${seeded.probe.tag}`;
-      const headers = ["-H", "accept: application/vnd.oci.image.manifest.v1+json"];
-      if (target.token) headers.push("-H", `authorization: Bearer ${target.token}`);
       let finished: { start: number; end: number; row: Record<string, unknown> } | undefined;
       const deadline = Date.now() + 600_000;
       while (!finished && Date.now() < deadline) {
         const start = Date.now();
-        const { stdout } = await run("wrk", ["-t1", "-c16", "-d1s", ...headers, target.url + path]);
-        const { rate: perSecond, errors } = parseWrk(stdout);
-        if (errors > 0) throw new Error(`manifest GET: ${stdout}`);
+        const { rate: perSecond, errors } = await wrkManifestGets(target, path, 1, 1);
+        if (errors > 0) throw new Error(`manifest GET: ${errors} errors`);
         const end = Date.now();
         samples.push({ start, end, n: (perSecond * (end - start)) / 1000 });
         const row = await store.db

@@ -269,3 +269,34 @@ export async function manifestRate(
   await Promise.all(Array.from({ length: 16 }, worker));
   return total / ((performance.now() - start) / 1000);
 }
+
+/**
+ * Manifest GETs of `path` on `target` for `seconds`, by wrk over 16 connections (a process of
+ * its own, so this process's work never slows the client): requests/s and the non-2xx answers
+ * and socket errors wrk counted.
+ */
+export async function wrkManifestGets(
+  target: RegistryTarget,
+  path: string,
+  seconds: number,
+  threads = 2,
+): Promise<{ rate: number; errors: number }> {
+  const headers = ["-H", "accept: application/vnd.oci.image.manifest.v1+json"];
+  if (target.token) headers.push("-H", `authorization: Bearer ${target.token}`);
+  const args = [`-t${threads}`, "-c16", `-d${seconds}s`, "--timeout", "30s", ...headers];
+  const { stdout } = await execFileAsync("wrk", [...args, new URL(path, target.url).href]);
+  const { rate, errors } = parseWrk(stdout);
+  return { rate, errors };
+}
+
+/** wrk's summary: requests/s, transfer/s in MiB, non-2xx answers and socket errors. */
+export function parseWrk(text: string): { rate: number; mib: number; errors: number } {
+  const rate = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? Number.NaN);
+  const transfer = /Transfer\/sec:\s+([\d.]+)([KMG]?B)/.exec(text);
+  const scale = { B: 1 / 1048576, KB: 1 / 1024, MB: 1, GB: 1024 }[transfer?.[2] ?? "B"] ?? 0;
+  const mib = Number(transfer?.[1] ?? 0) * scale;
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(text)?.[1] ?? 0);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
+  const errors = non2xx + (socket ? socket.slice(1).reduce((n, v) => n + Number(v), 0) : 0);
+  return { rate, mib, errors };
+}

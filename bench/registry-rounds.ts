@@ -1,6 +1,5 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { cpus } from "node:os";
-import { promisify } from "node:util";
 import { createTestStore, type TestStore } from "../test/support/stores.ts";
 import { freePort, hasDistribution, startDistribution } from "./distribution.ts";
 import {
@@ -10,11 +9,9 @@ import {
   type RegistryTarget,
   uploadChunked,
   uploadMonolithic,
+  wrkManifestGets,
 } from "./oci-workloads.ts";
 import { type LadingProcess, startLadingProcess } from "./registry.ts";
-import { parseWrk } from "./replicas-bench.ts";
-
-const run = promisify(execFile);
 
 /** One workload in one condition: every round's ratio, their median, and the target. */
 export interface RoundsMeasurement {
@@ -31,17 +28,11 @@ export interface RoundsMeasurement {
   met: boolean;
 }
 
-const MANIFEST = "application/vnd.oci.image.manifest.v1+json";
-
-/** Requests/s of manifest GETs by tag over 16 connections, measured by wrk; any error throws. */
+/** Requests/s of manifest GETs by tag over 16 connections after a second's warm-up. */
 async function manifestGets(target: RegistryTarget, path: string, seconds: number) {
-  const headers = ["-H", `accept: ${MANIFEST}`];
-  if (target.token) headers.push("-H", `authorization: Bearer ${target.token}`);
-  const url = new URL(path, target.url).href;
-  await run("wrk", ["-t2", "-c16", "-d1s", ...headers, url]);
-  const { stdout } = await run("wrk", ["-t2", "-c16", `-d${seconds}s`, ...headers, url]);
-  const { rate, errors } = parseWrk(stdout);
-  if (errors > 0 || !Number.isFinite(rate)) throw new Error(`${target.name}: ${stdout}`);
+  await wrkManifestGets(target, path, 1);
+  const { rate, errors } = await wrkManifestGets(target, path, seconds);
+  if (errors > 0 || !Number.isFinite(rate)) throw new Error(`${target.name}: ${errors} errors`);
   return rate;
 }
 

@@ -4,6 +4,7 @@ import { promisify } from "node:util";
 import { ociClient } from "../test/support/oci-client.ts";
 import { buildImage } from "../test/support/oci-layout.ts";
 import { startReplicaCluster } from "../test/support/replica-cluster.ts";
+import { parseWrk } from "./oci-workloads.ts";
 
 const run = promisify(execFile);
 
@@ -15,18 +16,6 @@ export interface ReplicaMeasurement {
   mibPerSecond: number;
   /** Non-2xx answers plus socket errors (connect, read, write, timeout). */
   errors: number;
-}
-
-/** wrk's summary: requests/s, transfer/s in MiB, non-2xx answers and socket errors. */
-export function parseWrk(text: string): { rate: number; mib: number; errors: number } {
-  const rate = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? Number.NaN);
-  const transfer = /Transfer\/sec:\s+([\d.]+)([KMG]?B)/.exec(text);
-  const scale = { B: 1 / 1048576, KB: 1 / 1024, MB: 1, GB: 1024 }[transfer?.[2] ?? "B"] ?? 0;
-  const mib = Number(transfer?.[1] ?? 0) * scale;
-  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(text)?.[1] ?? 0);
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
-  const errors = non2xx + (socket ? socket.slice(1).reduce((n, v) => n + Number(v), 0) : 0);
-  return { rate, mib, errors };
 }
 
 /**

@@ -1,11 +1,6 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { createTestStore } from "../test/support/stores.ts";
-import { pushSmallImage } from "./oci-workloads.ts";
+import { pushSmallImage, wrkManifestGets } from "./oci-workloads.ts";
 import { startLadingProcess } from "./registry.ts";
-import { parseWrk } from "./replicas-bench.ts";
-
-const run = promisify(execFile);
 
 /** Manifest GET by tag on SQLite and on PostgreSQL, measured in alternating rounds. */
 export interface StoreRatioMeasurement {
@@ -41,21 +36,9 @@ export async function measureStoreRatio(
   const rates = { sqlite: [] as number[], postgres: [] as number[] };
   let errors = 0;
   try {
-    const wrk = async (kind: "sqlite" | "postgres", duration: number) => {
+    const wrk = (kind: "sqlite" | "postgres", duration: number) => {
       const { target } = servers[kind];
-      const { stdout } = await run("wrk", [
-        "-t2",
-        "-c16",
-        `-d${duration}s`,
-        "--timeout",
-        "30s",
-        "-H",
-        `Authorization: Bearer ${target.token}`,
-        "-H",
-        "Accept: application/vnd.oci.image.manifest.v1+json",
-        `${target.url}/v2/${target.repo}/manifests/latest`,
-      ]);
-      return parseWrk(stdout);
+      return wrkManifestGets(target, `/v2/${target.repo}/manifests/latest`, duration);
     };
     for (const kind of ["sqlite", "postgres"] as const) {
       await pushSmallImage(servers[kind].target, "latest");
