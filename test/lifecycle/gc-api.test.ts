@@ -142,6 +142,29 @@ for (const pair of registryPairs) {
       });
     }
 
+    it("refuses malformed requests with INVALID_ARGUMENT, and a non-operator before reading them", async () => {
+      const bad: [DescMethod, JsonObject][] = [
+        [getGarbageCollection, { uid: "" }],
+        [listGarbageCollections, { orderBy: "no_such_field" }],
+        [listGarbageCollections, { pageToken: "not-a-token" }],
+        [listGarbageCollections, { pageSize: -1 }],
+      ];
+      for (const transport of transports) {
+        const operator = methodCaller(transport, reg.server.apiUrl, operatorToken);
+        const owner = methodCaller(transport, reg.server.apiUrl, reg.server.org.token);
+        for (const [method, request] of bad) {
+          // Over REST an empty uid is a path with no resource in it: no route, 404.
+          if (transport === "rest" && request.uid === "") continue;
+          const what = `${method.name} ${JSON.stringify(request)} over ${transport}`;
+          const refused = await operator(method, request);
+          assert.equal(!refused.ok && refused.code, Code.InvalidArgument, what);
+          if (transport === "rest") assert.equal(!refused.ok && refused.httpStatus, 400, what);
+          const denied = await owner(method, request);
+          assert.equal(!denied.ok && denied.code, Code.PermissionDenied, what);
+        }
+      }
+    });
+
     it("refuses anonymous callers and every identity the setting does not name", async () => {
       const known = body(
         await methodCaller("rest", reg.server.apiUrl, operatorToken)(listGarbageCollections, {}),
