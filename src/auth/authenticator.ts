@@ -96,8 +96,8 @@ export function createGrants(
 }
 
 /**
- * An identity's role bindings (as {@link BindingRow}s) with each role's capabilities as a scalar subquery: SQLite runs it
- * several times faster than the equivalent join. A binding whose role is gone has none, as the
+ * An identity's role bindings (as {@link BindingRow}s) with each role's capabilities as a
+ * scalar subquery: SQLite runs it several times faster than the equivalent join. A binding whose role is gone has none, as the
  * join would drop it.
  */
 export const bindingsOf = precompiled((db, identityUid: string) =>

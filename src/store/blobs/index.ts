@@ -1,6 +1,6 @@
 export * from "./blob-store.ts";
 export { type BlobStoreLocation, parseBlobStoreUrl } from "./blob-store-url.ts";
-export { relieveBuffers } from "./buffer-relief.ts";
+export { collectReleasedBuffers, relieveBuffers } from "./buffer-relief.ts";
 export { type BlobStoreOptions, createBlobStore } from "./create-blob-store.ts";
 export {
   type DecompressionBudget,

@@ -1,7 +1,5 @@
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { Worker } from "node:worker_threads";
-import type { BlobStoreOptions } from "../../store/blobs/index.ts";
+import { type BlobStoreOptions, collectReleasedBuffers } from "../../store/blobs/index.ts";
 import type { MetadataStoreOptions } from "../../store/metadata/index.ts";
 import type { ScanKey } from "./scan-results.ts";
 import type { ScanBounds, ScanRunner, ScanSummary } from "./scan-runner.ts";
@@ -31,20 +29,6 @@ export type ThreadRequest = Request & { id: number };
 /** Asks the thread to stop what it is doing, close its stores and end. */
 export type ThreadControl = { op: "close" };
 export type ThreadReply = { id: number; value?: ScanSummary; error?: string };
-
-/**
- * One full collection on this thread once the scan thread has ended: the bodies of the big
- * pushes that caused the scans are garbage by then, and an idle server would otherwise keep
- * them resident until its heap next grows.
- */
-function collectGarbage(): void {
-  try {
-    setFlagsFromString("--expose-gc");
-    (runInNewContext("gc") as () => void)();
-  } catch {
-    // Without it the memory comes back with the next collection.
-  }
-}
 
 /** The scan needed more memory than the thread may use; the thread was ended. */
 export class ScanOutOfMemory extends Error {}
@@ -101,7 +85,9 @@ export function createScanThread(options: ScanThreadOptions): ScanRunner {
     const last = setTimeout(() => void thread.worker.terminate(), closeGraceMs);
     await thread.exited;
     clearTimeout(last);
-    collectGarbage();
+    // The bodies of the big pushes that caused the scans are garbage by now; an idle server
+    // would keep them resident until its heap next grows.
+    collectReleasedBuffers();
   };
   const failAll = (thread: Thread, error: Error) => {
     for (const w of thread.waiting.values()) w.reject(error);
