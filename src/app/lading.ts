@@ -291,6 +291,7 @@ export async function startLading(
     eventsPulls: config.eventsPulls,
     pullWriter: store.dialect === "sqlite" ? workerPullWriter(config.dataDir) : undefined,
     pool: store.poolStats,
+    changeMark: store.changeMark,
     sharedMetrics: platformMetrics.registry,
     requestIdOf,
     onManifestPushed: scans.onManifestPushed,

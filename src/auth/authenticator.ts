@@ -121,8 +121,9 @@ export const identityOf = precompiled((db, uid: string) =>
 
 /**
  * Creates the authenticator of one listener. Grants are read from the database once in each
- * request (API requests beside the identity, registry requests on first use), never cached
- * across requests, so a removed binding stops working at once.
+ * request (API requests beside the identity, registry requests on first use; SQLite's registry
+ * requests reuse rows only while the database is unchanged), so a removed binding stops working
+ * at once.
  */
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const { db, tokens, audience } = options;
@@ -177,8 +178,31 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   };
 }
 
+/**
+ * The grants last made of each list of binding rows, with what they were made for: rows reused
+ * as they are (a registry request's cached facts) need not be parsed again; grants depend on
+ * nothing else.
+ */
+const grantsMade = new WeakMap<
+  readonly BindingRow[],
+  { reach: string; scopes: string | undefined; grants: Grants }
+>();
+
 /** The grants of an identity in group `reach` holding `rows`. */
 function grantsOf(
+  reach: string,
+  rows: readonly BindingRow[],
+  scopes: string[] | undefined,
+): Grants {
+  const scopesKey = scopes?.join(" ");
+  const made = grantsMade.get(rows);
+  if (made && made.reach === reach && made.scopes === scopesKey) return made.grants;
+  const grants = freshGrantsOf(reach, rows, scopes);
+  if (Object.isFrozen(rows)) grantsMade.set(rows, { reach, scopes: scopesKey, grants });
+  return grants;
+}
+
+function freshGrantsOf(
   reach: string,
   rows: readonly BindingRow[],
   scopes: string[] | undefined,
@@ -207,17 +231,31 @@ function tokenScopes(claims: TokenClaims): string[] | undefined {
 /** Parsed capability lists by their JSON text; roles are few, so this stays small. */
 const parsedCapabilities = new Map<string, string[]>();
 
+/**
+ * The lists used last, with their text: a row's text is a new string each time, and comparing
+ * it with a handful of texts is cheaper than hashing it as a map key (a role with every
+ * capability is kilobytes long).
+ */
+const recentCapabilities: { json: string; list: string[] }[] = [];
+
 function parseCapabilities(json: string): string[] {
-  const known = parsedCapabilities.get(json);
-  if (known) return known;
-  let list: string[];
+  for (const recent of recentCapabilities) if (recent.json === json) return recent.list;
+  let list = parsedCapabilities.get(json);
+  if (!list) {
+    list = parsedList(json);
+    if (parsedCapabilities.size >= 256) parsedCapabilities.clear();
+    parsedCapabilities.set(json, list);
+  }
+  if (recentCapabilities.length >= 8) recentCapabilities.pop();
+  recentCapabilities.unshift({ json, list });
+  return list;
+}
+
+function parsedList(json: string): string[] {
   try {
     const value: unknown = JSON.parse(json);
-    list = Array.isArray(value) ? value.filter((c): c is string => typeof c === "string") : [];
+    return Array.isArray(value) ? value.filter((c): c is string => typeof c === "string") : [];
   } catch {
-    list = [];
+    return [];
   }
-  if (parsedCapabilities.size >= 256) parsedCapabilities.clear();
-  parsedCapabilities.set(json, list);
-  return list;
 }

@@ -73,6 +73,7 @@ export async function openTestStore(kind: "sqlite" | "postgres") {
   await store.migrate();
   return {
     store,
+    options: location.options,
     async close() {
       await store.close();
       await location.drop();

@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, it } from "node:test";
 import { openTestStore, storeKinds } from "../../../test/support/stores.ts";
 import { identityExtras } from "../../store/metadata/index.ts";
 import { newChildUid, newRootUid } from "../../uidp/index.ts";
 import { type AccessFacts, type AccessQuery, readAccessFacts } from "./access-facts.ts";
+import { cachingFactsReader } from "./access-facts-cache.ts";
 
 const time = "2026-01-01T00:00:00.000Z";
 const digest = (n: number) => `sha256:${String(n).repeat(64).slice(0, 64)}`;
@@ -153,6 +156,54 @@ for (const kind of storeKinds) {
         media_type: "application/vnd.oci.image.manifest.v1+json",
         size: 1234,
       });
+    });
+
+    it(`reuses facts while the store's change mark holds (${kind === "sqlite" ? "SQLite" : "never on PostgreSQL"}), and reads afresh after any change`, async () => {
+      const { db } = opened.store;
+      const cached = cachingFactsReader(db, () => opened.store.changeMark());
+      const query = {
+        identity: alice,
+        bindings: alice,
+        path: "acme/tools/app",
+        manifest: { reference: "latest", byDigest: false },
+      };
+      const first = await cached(query);
+      const again = await cached(query);
+      assert.deepEqual(sized(again), sized(first));
+      if (kind === "sqlite") {
+        assert.equal(again, first, "the same facts, not read again");
+        assert.ok(Object.isFrozen(again.target.repo) && Object.isFrozen(again.bindings));
+      } else {
+        assert.notEqual(again, first, "PostgreSQL reads every time");
+      }
+      const other = await cached({ ...query, manifest: { reference: digest(2), byDigest: true } });
+      assert.equal(other.manifest?.digest, digest(2), "another query is another entry");
+
+      const moveTag = (to: string) =>
+        db.updateTable("tags").set({ digest: to }).where("parent_uid", "=", repoUid).execute();
+      await moveTag(digest(2));
+      try {
+        assert.equal((await cached(query)).manifest?.digest, digest(2));
+      } finally {
+        await moveTag(digest(1));
+      }
+      assert.equal((await cached(query)).manifest?.digest, digest(1));
+      if (kind === "sqlite") {
+        // Another connection (the pull event writer, a scan thread, `lading admin` in another
+        // process) committing anything is seen too.
+        const outside = new DatabaseSync(join(opened.options.dataDir, "lading.db"));
+        try {
+          outside.prepare("update roles set capabilities = '[]' where uid = ?").run(role);
+          const narrowed = await cached(query);
+          assert.ok(narrowed.bindings.every((b) => b.capabilities !== '["repo.blobs.get"]'));
+        } finally {
+          outside
+            .prepare("update roles set capabilities = ? where uid = ?")
+            .run('["repo.blobs.get"]', role);
+          outside.close();
+        }
+        assert.ok((await cached(query)).bindings.some((b) => b.capabilities !== null));
+      }
     });
 
     it("finds a manifest by digest, and none for an unknown tag or digest", async () => {

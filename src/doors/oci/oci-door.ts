@@ -71,6 +71,8 @@ export interface OciDoorOptions {
   generatedSbomReferrers?: boolean;
   /** Further metrics served at /metrics (the collector's and the storage gauges). */
   metricsRegistries?: Registry[];
+  /** The metadata store's change mark (see RegistryAuthOptions). */
+  changeMark?(): string | undefined;
   /** Told of every committed manifest push (see OciContext). */
   onManifestPushed?: OciContext["onManifestPushed"];
   /**
@@ -121,6 +123,7 @@ export function createOciDoor(options: OciDoorOptions): OciDoor {
     registryUrl: options.registryUrl,
     publicOrg: options.publicOrg,
     tokenTtlSeconds: options.tokenTtlSeconds,
+    changeMark: options.changeMark,
   });
   const ctx: OciContext = {
     db,

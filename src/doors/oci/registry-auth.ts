@@ -13,12 +13,8 @@ import { LadingError } from "../../errors/index.ts";
 import type { RegistryAction, RepoPath } from "../../registry/registry-access.ts";
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import { isUidp } from "../../uidp/index.ts";
-import {
-  type AccessFacts,
-  type AccessQuery,
-  type ManifestRow,
-  readAccessFacts,
-} from "./access-facts.ts";
+import type { AccessFacts, AccessQuery, ManifestRow } from "./access-facts.ts";
+import { cachingFactsReader } from "./access-facts-cache.ts";
 import { basicCredentials, credentialToken } from "./credentials.ts";
 import { OciError } from "./oci-error.ts";
 import { ladingTokenCaller, scopedCaller } from "./registry-callers.ts";
@@ -69,6 +65,8 @@ export interface RegistryAuthOptions {
   tokenTtlSeconds?: number;
   /** Told the subject of every caller identified, for the access log. */
   onCaller?(subject: string): void;
+  /** The metadata store's change mark, under which authorising facts are reused (SQLite). */
+  changeMark?(): string | undefined;
 }
 
 /** Registry authentication: challenges, registry tokens, callers. */
@@ -107,6 +105,7 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 300;
   const realm = `${options.registryUrl.replace(/\/+$/, "")}/token`;
   const authenticator = createAuthenticator({ db, tokens, audience });
+  const readAccessFacts = cachingFactsReader(db, options.changeMark);
   const issuer = options.tokens.issuer;
   const pullAudiences = [issuer, `${issuer}/`, new URL(issuer).host, audience];
   const isPublic = (target: RepoPath) => target.orgName === options.publicOrg && !!target.repoName;
@@ -230,14 +229,14 @@ export function createRegistryAuth(options: RegistryAuthOptions): RegistryAuth {
       let facts: AccessFacts;
       if ("caller" in credentials) {
         caller = credentials.caller;
-        facts = await readAccessFacts(db, { identity: "", bindings: "", path, manifest });
+        facts = await readAccessFacts({ identity: "", bindings: "", path, manifest });
       } else {
         // The identity, its bindings, the repo and the manifest asked for in one round trip
         // (issue 24 item 4), then checked exactly as identify checks them: nothing is cached.
         const { claims } = credentials;
         const access = accessOf(claims);
         const anonymous = !!access && claims.sub === "anonymous";
-        facts = await readAccessFacts(db, {
+        facts = await readAccessFacts({
           identity: anonymous ? "" : claims.sub,
           bindings: access ? "" : claims.sub,
           path,

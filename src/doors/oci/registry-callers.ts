@@ -1,6 +1,20 @@
 import type { Grants, TokenClaims } from "../../auth/index.ts";
-import { allowedActions, type RepoPath } from "../../registry/registry-access.ts";
+import {
+  allowedActions,
+  type RegistryAction,
+  type RepoPath,
+} from "../../registry/registry-access.ts";
 import type { AccessEntry, RegistryCaller } from "./registry-auth.ts";
+
+/**
+ * The actions last worked out for each grants, and for which target. A request asks about one
+ * target more than once (its actions, then the free tier), and requests whose facts were
+ * reused share the grants and the target objects (access-facts-cache.ts); both never change.
+ */
+const lastAllowed = new WeakMap<
+  Grants,
+  { target: RepoPath; allowed: ReadonlySet<RegistryAction> }
+>();
 
 /**
  * The caller of a Lading token: the actions its grants allow, and `pull` anywhere `isPublic`
@@ -11,7 +25,13 @@ export function ladingTokenCaller(
   grants: Grants,
   isPublic: (target: RepoPath) => boolean,
 ): RegistryCaller {
-  const granted = (target: RepoPath) => allowedActions(grants, target);
+  const granted = (target: RepoPath) => {
+    const last = lastAllowed.get(grants);
+    if (last?.target === target) return last.allowed;
+    const allowed: ReadonlySet<RegistryAction> = allowedActions(grants, target);
+    lastAllowed.set(grants, { target, allowed });
+    return allowed;
+  };
   return {
     subject: claims.sub,
     anonymous: false,
@@ -19,7 +39,7 @@ export function ladingTokenCaller(
     grants,
     access: [],
     actions(target) {
-      const actions = granted(target);
+      const actions = new Set(granted(target));
       if (isPublic(target)) actions.add("pull");
       return actions;
     },

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import {
   Kysely,
   Migrator,
@@ -45,6 +45,14 @@ export interface MetadataStore {
    * is over; the cache fills again as requests need it. Nothing to do on PostgreSQL.
    */
   releaseMemory(): Promise<void>;
+  /**
+   * On SQLite, a mark that differs from every earlier one once anything may have changed in
+   * the database since: a statement other than a SELECT on this process's connection, or a
+   * commit on any other connection (another thread's or process's: SQLite's data_version).
+   * What was read under a mark still holds while the mark is the same. Undefined on PostgreSQL,
+   * whose changes come from other replicas unannounced, and before the first query.
+   */
+  changeMark(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -56,6 +64,8 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
   }
   const kind = url ? "postgres" : "sqlite";
   let statistics: StatisticsKeeper | undefined;
+  let changes = 0;
+  let dataVersion: StatementSync | undefined;
   const pool = url ? openPool(url, options.poolSize ?? 10) : undefined;
   // SQLite has a second writer: the pull event writer thread (workerPullWriter).
   const dialect = pool
@@ -65,7 +75,12 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
           database: () => {
             const database = openSqlite(options.dataDir);
             statistics = keepStatistics(database);
-            return Promise.resolve(cachingStatements(nodeSqliteDatabase(database)));
+            dataVersion = database.prepare("PRAGMA data_version");
+            dataVersion.setReturnArrays(true);
+            const counted = nodeSqliteDatabase(database, () => {
+              changes++;
+            });
+            return Promise.resolve(cachingStatements(counted));
           },
         }),
         { begin: "begin immediate" },
@@ -89,7 +104,13 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
     async releaseMemory() {
       if (!pool) await sql`PRAGMA shrink_memory`.execute(db);
     },
+    changeMark() {
+      if (!dataVersion) return undefined;
+      const [version] = dataVersion.get() as unknown as [number];
+      return `${version}.${changes}`;
+    },
     async close() {
+      dataVersion = undefined;
       statistics?.stop();
       await postgresStatistics?.stop();
       return db.destroy();
