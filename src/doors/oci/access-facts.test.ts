@@ -206,6 +206,34 @@ for (const kind of storeKinds) {
       }
     });
 
+    it("shares one read among requests that ask the same in one turn, and none begun before a change", async () => {
+      const { db } = opened.store;
+      const cached = cachingFactsReader(db, () => opened.store.changeMark());
+      const query = {
+        identity: alice,
+        bindings: alice,
+        path: "acme/tools/app",
+        manifest: { reference: "latest", byDigest: false },
+      };
+      const [a, b, c] = await Promise.all([cached(query), cached(query), cached(query)]);
+      assert.equal(b, a);
+      assert.equal(c, a);
+      assert.ok(Object.isFrozen(a.target));
+      const moveTag = (to: string) =>
+        db.updateTable("tags").set({ digest: to }).where("parent_uid", "=", repoUid).execute();
+      // A read already under way when the tag moves is not shared with a request made after.
+      const before = cached(query);
+      await new Promise((resolve) => setImmediate(resolve));
+      await moveTag(digest(2));
+      try {
+        const after = await cached(query);
+        assert.equal(after.manifest?.digest, digest(2));
+        assert.ok((await before).manifest);
+      } finally {
+        await moveTag(digest(1));
+      }
+    });
+
     it("finds a manifest by digest, and none for an unknown tag or digest", async () => {
       const path = "acme/tools/app";
       const byDigest = await read({ path, manifest: { reference: digest(2), byDigest: true } });
