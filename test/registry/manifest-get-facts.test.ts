@@ -15,7 +15,7 @@ const accept = { accept: "application/vnd.oci.image.manifest.v1+json" };
 
 // A manifest GET reads the caller's identity, bindings, the repo and the manifest in one
 // statement on PostgreSQL (issue 24 item 4); SQLite reuses what it read only while nothing in
-// the database has changed since (access-facts-cache.ts): every change shows on the next request.
+// the database has changed since (caching-facts-reader.ts): every change shows on the next request.
 for (const pair of registryPairs) {
   describe(`manifest GET reads its facts afresh [${pair.store}, ${pair.blobs}]`, () => {
     let r: RegistryTestServer;

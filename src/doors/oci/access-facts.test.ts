@@ -6,7 +6,7 @@ import { openTestStore, storeKinds } from "../../../test/support/stores.ts";
 import { identityExtras } from "../../store/metadata/index.ts";
 import { newChildUid, newRootUid } from "../../uidp/index.ts";
 import { type AccessFacts, type AccessQuery, readAccessFacts } from "./access-facts.ts";
-import { cachingFactsReader } from "./access-facts-cache.ts";
+import { cachingFactsReader } from "./caching-facts-reader.ts";
 
 const time = "2026-01-01T00:00:00.000Z";
 const digest = (n: number) => `sha256:${String(n).repeat(64).slice(0, 64)}`;

@@ -14,7 +14,7 @@ import type { RegistryAction, RepoPath } from "../../registry/registry-access.ts
 import type { MetadataSchema } from "../../store/metadata/index.ts";
 import { isUidp } from "../../uidp/index.ts";
 import type { AccessFacts, AccessQuery, ManifestRow } from "./access-facts.ts";
-import { cachingFactsReader } from "./access-facts-cache.ts";
+import { cachingFactsReader } from "./caching-facts-reader.ts";
 import { basicCredentials, credentialToken } from "./credentials.ts";
 import { OciError } from "./oci-error.ts";
 import { ladingTokenCaller, scopedCaller } from "./registry-callers.ts";

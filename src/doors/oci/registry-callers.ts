@@ -9,7 +9,7 @@ import type { AccessEntry, RegistryCaller } from "./registry-auth.ts";
 /**
  * The actions last worked out for each grants, and for which target. A request asks about one
  * target more than once (its actions, then the free tier), and requests whose facts were
- * reused share the grants and the target objects (access-facts-cache.ts); both never change.
+ * reused share the grants and the target objects (caching-facts-reader.ts); both never change.
  */
 const lastAllowed = new WeakMap<
   Grants,
