@@ -4,8 +4,6 @@ import type { Logger } from "pino";
 import { createSecurityAdvisoryService } from "../advisory/index.ts";
 import {
   createAuthenticator,
-  createIssuerRoutes,
-  createSignInRoutes,
   createTokenIssuer,
   ensureBuiltInRoles,
   type TokenIssuer,
@@ -16,6 +14,7 @@ import { createGrpcDoor } from "../doors/grpc/index.ts";
 import { createLibrariesDoor } from "../doors/libraries/index.ts";
 import { createOciDoor } from "../doors/oci/index.ts";
 import { createOpenApiRoute, createRestDoor } from "../doors/rest/index.ts";
+import { createIssuerRoutes, createSignInRoutes } from "../doors/sign-in/index.ts";
 import {
   createSubscriptionsService,
   type Dispatcher,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { consoleSignedInPath } from "../../src/auth/index.ts";
+import { consoleSignedInPath } from "../../src/doors/sign-in/index.ts";
 import { cliLoginUrl, type SignInFixture, startSignInFixture } from "../support/browser-sign-in.ts";
 import type { Loose } from "../support/matrix.ts";
 import { storeKinds } from "../support/stores.ts";

@@ -4,14 +4,14 @@ import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { JWK } from "jose";
 import { pino } from "pino";
-import { listen, startProvider } from "../../test/support/oidc-provider.ts";
-import { openTestStore, storeKinds } from "../../test/support/stores.ts";
-import { LadingError } from "../errors/index.ts";
-import { createOutboundGuard } from "../outbound/index.ts";
-import { identityExtras } from "../store/metadata/index.ts";
-import { newChildUid, newRootUid } from "../uidp/index.ts";
+import { listen, startProvider } from "../../../test/support/oidc-provider.ts";
+import { openTestStore, storeKinds } from "../../../test/support/stores.ts";
+import { createTokenIssuer, type TokenIssuer } from "../../auth/index.ts";
+import { LadingError } from "../../errors/index.ts";
+import { createOutboundGuard } from "../../outbound/index.ts";
+import { identityExtras } from "../../store/metadata/index.ts";
+import { newChildUid, newRootUid } from "../../uidp/index.ts";
 import { createIssuerRoutes } from "./issuer-routes.ts";
-import { createTokenIssuer, type TokenIssuer } from "./token-issuer.ts";
 
 /** The fields of an exchange answer or of a rendered error that the tests read. */
 interface ExchangeBody {

@@ -1,12 +1,18 @@
 import type { Kysely } from "kysely";
-import { type FieldViolation, invalidArgument, unauthenticated } from "../errors/index.ts";
-import type { RawRoute } from "../rpc/raw-route.ts";
-import type { MetadataSchema } from "../store/metadata/index.ts";
-import { authError, authReasons, bearerToken } from "./auth-errors.ts";
+import type { Actor, TokenIssuer } from "../../auth/index.ts";
+import {
+  authError,
+  authReasons,
+  bearerToken,
+  createRefreshTokens,
+  hashSecret,
+  pkceChallenge,
+  refreshReasons,
+} from "../../auth/index.ts";
+import { type FieldViolation, invalidArgument, unauthenticated } from "../../errors/index.ts";
+import type { RawRoute } from "../../rpc/raw-route.ts";
+import type { MetadataSchema } from "../../store/metadata/index.ts";
 import { readParams, sendJson } from "./issuer-routes.ts";
-import { pkceChallenge } from "./oidc-client.ts";
-import { createRefreshTokens, hashSecret, refreshReasons } from "./refresh-tokens.ts";
-import type { Actor, TokenIssuer } from "./token-issuer.ts";
 
 /** What a pending sign-in remembers (sign_ins.data). */
 export interface PendingSignIn {

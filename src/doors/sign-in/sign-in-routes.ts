@@ -1,18 +1,23 @@
 import { randomBytes } from "node:crypto";
-import { type FieldViolation, invalidArgument, LadingError } from "../errors/index.ts";
-import type { OutboundGuard } from "../outbound/index.ts";
-import type { HttpResponse, RawRoute } from "../rpc/raw-route.ts";
-import type { IdentityProvidersTable } from "../store/metadata/index.ts";
-import { isUidp } from "../uidp/index.ts";
+import {
+  createOidcClient,
+  hashSecret,
+  type OidcClientOptions,
+  type OidcProvider,
+  type OnSignInChanges,
+  upsertSignedInUser,
+} from "../../auth/index.ts";
+import { type FieldViolation, invalidArgument, LadingError } from "../../errors/index.ts";
+import type { OutboundGuard } from "../../outbound/index.ts";
+import type { HttpResponse, RawRoute } from "../../rpc/raw-route.ts";
+import type { IdentityProvidersTable } from "../../store/metadata/index.ts";
+import { isUidp } from "../../uidp/index.ts";
 import { readParams } from "./issuer-routes.ts";
-import { createOidcClient, type OidcClientOptions, type OidcProvider } from "./oidc-client.ts";
-import { hashSecret } from "./refresh-tokens.ts";
 import {
   createSignInTokenRoutes,
   type PendingSignIn,
   type SignInTokenRoutesOptions,
 } from "./sign-in-tokens.ts";
-import { type OnSignInChanges, upsertSignedInUser } from "./user-identities.ts";
 
 /** What the sign-in endpoints need. */
 export interface SignInRoutesOptions extends SignInTokenRoutesOptions {

@@ -1,12 +1,15 @@
 import type { Kysely } from "kysely";
-import { invalidArgument } from "../errors/index.ts";
-import type { OutboundGuard } from "../outbound/index.ts";
-import type { HttpRequest, HttpResponse, RawRoute } from "../rpc/raw-route.ts";
-import type { MetadataSchema } from "../store/metadata/index.ts";
-import { bearerToken } from "./auth-errors.ts";
-import { createExchange } from "./sts-exchange.ts";
-import type { TokenIssuer } from "./token-issuer.ts";
-import { createUpstreamVerifier, type UpstreamVerifierOptions } from "./upstream-verifier.ts";
+import type { TokenIssuer } from "../../auth/index.ts";
+import {
+  bearerToken,
+  createUpstreamVerifier,
+  type UpstreamVerifierOptions,
+} from "../../auth/index.ts";
+import { createExchange } from "../../auth/sts-exchange.ts";
+import { invalidArgument } from "../../errors/index.ts";
+import type { OutboundGuard } from "../../outbound/index.ts";
+import type { HttpRequest, HttpResponse, RawRoute } from "../../rpc/raw-route.ts";
+import type { MetadataSchema } from "../../store/metadata/index.ts";
 
 /** What the issuer endpoints serve. */
 export interface IssuerRoutesOptions {

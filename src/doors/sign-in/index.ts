@@ -1,0 +1,3 @@
+export * from "./issuer-routes.ts";
+export * from "./sign-in-routes.ts";
+export * from "./sign-in-tokens.ts";
