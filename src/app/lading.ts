@@ -288,7 +288,7 @@ export async function startLading(
     termsGate,
     log,
     eventsPulls: config.eventsPulls,
-    pullWriter: store.dialect === "sqlite" ? workerPullWriter(config.dataDir) : undefined,
+    pullWriter: workerPullWriter(config),
     pool: store.poolStats,
     changeMark: store.changeMark,
     sharedMetrics: platformMetrics.registry,

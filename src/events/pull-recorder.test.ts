@@ -87,68 +87,70 @@ for (const kind of storeKinds) {
   });
 }
 
-describe("pull recorder [sqlite, the writer thread]", () => {
-  const org = newRootUid();
-  const repo = { uid: newChildUid(org), parent_uid: org, root_uid: org };
-  const pull = (i: number): Pull => ({
-    repo,
-    repository: "acme/app",
-    tag: "",
-    digest: `sha256:${String(i).padStart(64, "0")}`,
-    mediaType: "application/vnd.oci.image.manifest.v1+json",
-    method: "HEAD",
-    client: {
-      actor: { subject: "someone", act: { sub: "ci" } },
-      remoteAddress: "::1",
-      userAgent: "test",
-    },
-  });
+for (const kind of storeKinds) {
+  describe(`pull recorder [${kind}, the writer thread]`, () => {
+    const org = newRootUid();
+    const repo = { uid: newChildUid(org), parent_uid: org, root_uid: org };
+    const pull = (i: number): Pull => ({
+      repo,
+      repository: "acme/app",
+      tag: "",
+      digest: `sha256:${String(i).padStart(64, "0")}`,
+      mediaType: "application/vnd.oci.image.manifest.v1+json",
+      method: "HEAD",
+      client: {
+        actor: { subject: "someone", act: { sub: "ci" } },
+        remoteAddress: "::1",
+        userAgent: "test",
+      },
+    });
 
-  it("writes through its own connection, every pull once and in order, then stops", async () => {
-    const location = await createTestStore("sqlite");
-    const store = createMetadataStore(location.options);
-    await store.migrate();
-    try {
-      const recorder = createPullRecorder({
-        db: store.db,
-        registryUrl: () => "http://registry.example",
-        log: pino({ level: "silent" }),
-        writer: workerPullWriter(location.options.dataDir),
-      });
-      const total = pullFlushSize * 2 + 7;
-      for (let i = 0; i < total; i++) recorder.record(pull(i));
-      await recorder.flush();
-      // The main connection sees what the writer thread committed.
-      const rows = await store.db
-        .selectFrom("events")
-        .select(["data", "extensions"])
-        .where("type", "=", "dev.lading.registry.pull.v1")
-        .orderBy("seq")
-        .execute();
-      assert.equal(rows.length, total);
-      assert.deepEqual(
-        rows.map((r) => JSON.parse(r.extensions).digest),
-        Array.from({ length: total }, (_, i) => pull(i).digest),
-      );
-      const data = JSON.parse(rows[0].data);
-      assert.deepEqual(data.actor, { subject: "someone", act: { sub: "ci" } });
-      assert.equal(data.body.method, "HEAD");
-      // A write of the server's own while the thread is idle, and after it stopped.
-      await store.db.insertInto("settings").values({ key: "after", value: "v" }).execute();
-      await recorder.close();
-      recorder.record(pull(0));
-      await recorder.close();
-      assert.equal(
-        (await store.db.selectFrom("events").select("id").execute()).length,
-        total + 1,
-        "a writer closed and used again starts a new thread",
-      );
-    } finally {
-      await store.close();
-      await location.drop();
-    }
+    it("writes through its own connection, every pull once and in order, then stops", async () => {
+      const location = await createTestStore(kind);
+      const store = createMetadataStore(location.options);
+      await store.migrate();
+      try {
+        const recorder = createPullRecorder({
+          db: store.db,
+          registryUrl: () => "http://registry.example",
+          log: pino({ level: "silent" }),
+          writer: workerPullWriter(location.options),
+        });
+        const total = pullFlushSize * 2 + 7;
+        for (let i = 0; i < total; i++) recorder.record(pull(i));
+        await recorder.flush();
+        // The main connection sees what the writer thread committed.
+        const rows = await store.db
+          .selectFrom("events")
+          .select(["data", "extensions"])
+          .where("type", "=", "dev.lading.registry.pull.v1")
+          .orderBy("seq")
+          .execute();
+        assert.equal(rows.length, total);
+        assert.deepEqual(
+          rows.map((r) => JSON.parse(r.extensions).digest),
+          Array.from({ length: total }, (_, i) => pull(i).digest),
+        );
+        const data = JSON.parse(rows[0].data);
+        assert.deepEqual(data.actor, { subject: "someone", act: { sub: "ci" } });
+        assert.equal(data.body.method, "HEAD");
+        // A write of the server's own while the thread is idle, and after it stopped.
+        await store.db.insertInto("settings").values({ key: "after", value: "v" }).execute();
+        await recorder.close();
+        recorder.record(pull(0));
+        await recorder.close();
+        assert.equal(
+          (await store.db.selectFrom("events").select("id").execute()).length,
+          total + 1,
+          "a writer closed and used again starts a new thread",
+        );
+      } finally {
+        await store.close();
+        await location.drop();
+      }
+    });
   });
-});
+}
 
 describe("pull recorder, a store that stalls", () => {
   it("holds at most pullBufferLimit events, written or waiting, and counts the rest", async () => {

@@ -1,19 +1,25 @@
 // The worker thread of workerPullWriter: writes the batches of pull events it is sent, one at a
-// time, through its own connection to the SQLite file.
+// time, through its own connection to the SQLite file or the PostgreSQL database.
 import { parentPort, workerData } from "node:worker_threads";
 import { sql } from "kysely";
 import { createMetadataStore, runInTransaction } from "../store/metadata/index.ts";
 import { type PullRecord, pullEventOf } from "./pull-event.ts";
+import type { PullWriterStore } from "./pull-writer.ts";
 import { recordEvents } from "./record-events.ts";
 
 type Message = { close: true } | { id: number; source: string; pulls: PullRecord[] };
 
 const port = parentPort;
 if (!port) throw new Error("pull-writer-worker.ts runs as a worker thread");
-const store = createMetadataStore({ dataDir: (workerData as { dataDir: string }).dataDir });
-// The server's own transactions (an advisory import, say) may hold the write lock for seconds:
-// this thread waits them out, while pulls go on buffering on the other side.
-const ready = sql`PRAGMA busy_timeout = 60000`.execute(store.db);
+const { dataDir, databaseUrl } = workerData as PullWriterStore;
+// One connection: batches are written one at a time.
+const store = createMetadataStore({ dataDir, databaseUrl, poolSize: 1 });
+// The server's own SQLite transactions (an advisory import, say) may hold the write lock for
+// seconds: this thread waits them out, while pulls go on buffering on the other side.
+const ready =
+  store.dialect === "sqlite"
+    ? sql`PRAGMA busy_timeout = 60000`.execute(store.db)
+    : Promise.resolve();
 
 let turn: Promise<void> = ready.then(
   () => undefined,

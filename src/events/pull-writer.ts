@@ -30,14 +30,21 @@ interface Reply {
   error?: string;
 }
 
+/** The store a worker thread opens: the server's SQLite file, or its PostgreSQL database. */
+export interface PullWriterStore {
+  dataDir: string;
+  databaseUrl?: string;
+}
+
 /**
- * Writes through a worker thread with its own connection to the SQLite file in `dataDir`.
+ * Writes through a worker thread with its own connection to `store` (one on PostgreSQL).
  * SQLite runs on the thread that calls it: a batch of 500 pull events is about 5 ms of the
- * event loop, and most of the CPU pull events cost. On the worker, manifest GETs go on while
- * it writes (docs/decisions.md, "Pull events on SQLite are written by a worker thread").
- * The worker starts with the first batch.
+ * event loop, and most of the CPU pull events cost. On PostgreSQL, building the events and
+ * their statements cost a busy server's event loop about a tenth of each manifest GET. On the
+ * worker, manifest GETs go on while it writes (docs/decisions.md, "Pull events are written by
+ * a worker thread"). The worker starts with the first batch.
  */
-export function workerPullWriter(dataDir: string): PullWriter {
+export function workerPullWriter(store: PullWriterStore): PullWriter {
   let worker: Worker | undefined;
   let nextId = 0;
   const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
@@ -48,7 +55,7 @@ export function workerPullWriter(dataDir: string): PullWriter {
   };
   const start = () => {
     const started = new Worker(new URL("./pull-writer-worker.ts", import.meta.url), {
-      workerData: { dataDir },
+      workerData: { dataDir: store.dataDir, databaseUrl: store.databaseUrl },
     });
     started.on("message", ({ id, error }: Reply) => {
       const entry = waiting.get(id);
