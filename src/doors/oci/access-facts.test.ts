@@ -158,17 +158,26 @@ for (const kind of storeKinds) {
       });
     });
 
+    // The facts a manifest GET by tag asks for, and a reader reusing them as the server does.
+    const tagQuery = {
+      identity: alice,
+      bindings: alice,
+      path: "acme/tools/app",
+      manifest: { reference: "latest", byDigest: false },
+    };
+    const cachingReader = () =>
+      cachingFactsReader(opened.store.db, () => opened.store.changeMark());
+    const moveTag = (to: string) =>
+      opened.store.db
+        .updateTable("tags")
+        .set({ digest: to })
+        .where("parent_uid", "=", repoUid)
+        .execute();
+
     it(`reuses facts while the store's change mark holds (${kind === "sqlite" ? "SQLite" : "never on PostgreSQL"}), and reads afresh after any change`, async () => {
-      const { db } = opened.store;
-      const cached = cachingFactsReader(db, () => opened.store.changeMark());
-      const query = {
-        identity: alice,
-        bindings: alice,
-        path: "acme/tools/app",
-        manifest: { reference: "latest", byDigest: false },
-      };
-      const first = await cached(query);
-      const again = await cached(query);
+      const cached = cachingReader();
+      const first = await cached(tagQuery);
+      const again = await cached(tagQuery);
       assert.deepEqual(sized(again), sized(first));
       if (kind === "sqlite") {
         assert.equal(again, first, "the same facts, not read again");
@@ -176,25 +185,26 @@ for (const kind of storeKinds) {
       } else {
         assert.notEqual(again, first, "PostgreSQL reads every time");
       }
-      const other = await cached({ ...query, manifest: { reference: digest(2), byDigest: true } });
+      const other = await cached({
+        ...tagQuery,
+        manifest: { reference: digest(2), byDigest: true },
+      });
       assert.equal(other.manifest?.digest, digest(2), "another query is another entry");
 
-      const moveTag = (to: string) =>
-        db.updateTable("tags").set({ digest: to }).where("parent_uid", "=", repoUid).execute();
       await moveTag(digest(2));
       try {
-        assert.equal((await cached(query)).manifest?.digest, digest(2));
+        assert.equal((await cached(tagQuery)).manifest?.digest, digest(2));
       } finally {
         await moveTag(digest(1));
       }
-      assert.equal((await cached(query)).manifest?.digest, digest(1));
+      assert.equal((await cached(tagQuery)).manifest?.digest, digest(1));
       if (kind === "sqlite") {
         // Another connection (the pull event writer, a scan thread, `lading admin` in another
         // process) committing anything is seen too.
         const outside = new DatabaseSync(join(opened.options.dataDir, "lading.db"));
         try {
           outside.prepare("update roles set capabilities = '[]' where uid = ?").run(role);
-          const narrowed = await cached(query);
+          const narrowed = await cached(tagQuery);
           assert.ok(narrowed.bindings.every((b) => b.capabilities !== '["repo.blobs.get"]'));
         } finally {
           outside
@@ -202,31 +212,22 @@ for (const kind of storeKinds) {
             .run('["repo.blobs.get"]', role);
           outside.close();
         }
-        assert.ok((await cached(query)).bindings.some((b) => b.capabilities !== null));
+        assert.ok((await cached(tagQuery)).bindings.some((b) => b.capabilities !== null));
       }
     });
 
     it("shares one read among requests that ask the same in one turn, and none begun before a change", async () => {
-      const { db } = opened.store;
-      const cached = cachingFactsReader(db, () => opened.store.changeMark());
-      const query = {
-        identity: alice,
-        bindings: alice,
-        path: "acme/tools/app",
-        manifest: { reference: "latest", byDigest: false },
-      };
-      const [a, b, c] = await Promise.all([cached(query), cached(query), cached(query)]);
+      const cached = cachingReader();
+      const [a, b, c] = await Promise.all([cached(tagQuery), cached(tagQuery), cached(tagQuery)]);
       assert.equal(b, a);
       assert.equal(c, a);
       assert.ok(Object.isFrozen(a.target));
-      const moveTag = (to: string) =>
-        db.updateTable("tags").set({ digest: to }).where("parent_uid", "=", repoUid).execute();
       // A read already under way when the tag moves is not shared with a request made after.
-      const before = cached(query);
+      const before = cached(tagQuery);
       await new Promise((resolve) => setImmediate(resolve));
       await moveTag(digest(2));
       try {
-        const after = await cached(query);
+        const after = await cached(tagQuery);
         assert.equal(after.manifest?.digest, digest(2));
         assert.ok((await before).manifest);
       } finally {
