@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { openTestStore, storeKinds } from "../../test/support/stores.ts";
-import type { MetadataStore } from "../store/metadata/index.ts";
+import { sql } from "kysely";
+import { createTestStore, openTestStore, storeKinds } from "../../test/support/stores.ts";
+import { createMetadataStore, type MetadataStore } from "../store/metadata/index.ts";
 import { newChildUid, newRootUid } from "../uidp/index.ts";
 import type { NewEvent } from "./record-event.ts";
 import { recordEvents } from "./record-events.ts";
@@ -108,3 +109,38 @@ for (const kind of storeKinds) {
     });
   });
 }
+
+describe("recordEvents [postgres, prepared inserts]", () => {
+  it("keeps the event inserts prepared on the connection: one per batch size, reused", async () => {
+    const location = await createTestStore("postgres");
+    // One connection, so the session asked about its prepared statements is the one that ran them.
+    const store = createMetadataStore({ ...location.options, poolSize: 1 });
+    try {
+      await store.migrate();
+      const event = (i: number): NewEvent => ({
+        type: "dev.lading.test.v1",
+        source: "test",
+        subject: `s${i}`,
+        groupUid: newRootUid(),
+        actor: { subject: "someone" },
+        body: { i },
+      });
+      for (let round = 0; round < 2; round++) {
+        await recordEvents(
+          store.db,
+          Array.from({ length: 5 }, (_, i) => event(i)),
+        );
+      }
+      const { rows } = await sql<{
+        statement: string;
+      }>`select statement from pg_prepared_statements`.execute(store.db);
+      // Five events are a batch of four and one of one, in each round.
+      const inserts = rows.filter((r) => r.statement.startsWith('insert into "events"'));
+      assert.equal(inserts.length, 2);
+      assert.equal((await store.db.selectFrom("events").select("seq").execute()).length, 10);
+    } finally {
+      await store.close();
+      await location.drop();
+    }
+  });
+});
