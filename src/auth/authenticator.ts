@@ -97,8 +97,8 @@ export function createGrants(
 
 /**
  * An identity's role bindings (as {@link BindingRow}s) with each role's capabilities as a
- * scalar subquery: SQLite runs it several times faster than the equivalent join. A binding whose role is gone has none, as the
- * join would drop it.
+ * scalar subquery: SQLite runs it several times faster than the equivalent join. A binding
+ * whose role is gone has none, as the join would drop it.
  */
 export const bindingsOf = precompiled((db, identityUid: string) =>
   db
@@ -179,9 +179,9 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
 }
 
 /**
- * The grants last made of each list of binding rows, with what they were made for: rows reused
- * as they are (a registry request's cached facts) need not be parsed again; grants depend on
- * nothing else.
+ * The grants last made of each list of binding rows, with what they were made for: frozen rows
+ * that several registry requests share (caching-facts-reader.ts) are parsed once; grants depend
+ * on nothing else.
  */
 const grantsMade = new WeakMap<
   readonly BindingRow[],
@@ -231,31 +231,17 @@ function tokenScopes(claims: TokenClaims): string[] | undefined {
 /** Parsed capability lists by their JSON text; roles are few, so this stays small. */
 const parsedCapabilities = new Map<string, string[]>();
 
-/**
- * The lists used last, with their text: a row's text is a new string each time, and comparing
- * it with a handful of texts is cheaper than hashing it as a map key (a role with every
- * capability is kilobytes long).
- */
-const recentCapabilities: { json: string; list: string[] }[] = [];
-
 function parseCapabilities(json: string): string[] {
-  for (const recent of recentCapabilities) if (recent.json === json) return recent.list;
-  let list = parsedCapabilities.get(json);
-  if (!list) {
-    list = parsedList(json);
-    if (parsedCapabilities.size >= 256) parsedCapabilities.clear();
-    parsedCapabilities.set(json, list);
-  }
-  if (recentCapabilities.length >= 8) recentCapabilities.pop();
-  recentCapabilities.unshift({ json, list });
-  return list;
-}
-
-function parsedList(json: string): string[] {
+  const known = parsedCapabilities.get(json);
+  if (known) return known;
+  let list: string[];
   try {
     const value: unknown = JSON.parse(json);
-    return Array.isArray(value) ? value.filter((c): c is string => typeof c === "string") : [];
+    list = Array.isArray(value) ? value.filter((c): c is string => typeof c === "string") : [];
   } catch {
-    return [];
+    list = [];
   }
+  if (parsedCapabilities.size >= 256) parsedCapabilities.clear();
+  parsedCapabilities.set(json, list);
+  return list;
 }
