@@ -1,4 +1,5 @@
 import { inflateSync } from "node:zlib";
+import type { Parsed } from "../../versions/version-scheme.ts";
 import { CARGO_AUDIT_TAG } from "./cargo-auditable-sniffer.ts";
 import { formatPurl, type LayerPackage, type PackageDatabase } from "./layer-package.ts";
 
@@ -65,8 +66,6 @@ export function parseCargoAuditable(window: Buffer, path: string): PackageDataba
   return { packages, errors };
 }
 
-type Parsed<T> = { value: T; error?: undefined } | { value?: undefined; error: string };
-
 function readPackages(json: unknown): Parsed<AuditPackage[]> {
   if (!isObject(json) || !Array.isArray(json.packages)) return { error: "has no packages list" };
   const list = json.packages as unknown[];
@@ -91,6 +90,8 @@ function readPackages(json: unknown): Parsed<AuditPackage[]> {
     if (kind !== "build" && kind !== "runtime")
       return { error: `${where} has kind ${JSON.stringify(kind)}` };
     if (typeof root !== "boolean") return { error: `${where}.root is not true or false` };
+    // Unused here, but indices outside the list mean the data is not what cargo-auditable
+    // writes, so none of it is trusted.
     if (
       !Array.isArray(dependencies) ||
       dependencies.some((d) => !Number.isInteger(d) || d < 0 || d >= list.length)

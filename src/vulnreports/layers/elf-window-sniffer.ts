@@ -27,6 +27,11 @@ export abstract class ElfWindowSniffer {
    */
   protected abstract find(bytes: Buffer, base: number, before: number): number;
 
+  /** Whether a marker was found (the window may still be filling). */
+  get found(): boolean {
+    return this.#window !== undefined;
+  }
+
   /** Whether more bytes can change the result: callers may stop feeding once false. */
   get wantsMore(): boolean {
     return !this.#done;

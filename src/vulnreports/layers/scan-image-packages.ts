@@ -38,13 +38,16 @@ function binaryReader(bytes: Buffer): PackageDatabaseReader | undefined {
  * both is not something either toolchain writes).
  */
 function binarySniffer(): ExecutableSniffer {
-  const sniffers: ExecutableSniffer[] = [new GoBuildInfoSniffer(), new CargoAuditableSniffer()];
+  const go = new GoBuildInfoSniffer();
+  const sniffers: ExecutableSniffer[] = [go, new CargoAuditableSniffer()];
+  // Once Go build info is found its window wins: the cargo sniffer need not look further.
+  const live = () => (go.found ? [go] : sniffers);
   return {
     push(chunk) {
-      for (const sniffer of sniffers) if (sniffer.wantsMore) sniffer.push(chunk);
+      for (const sniffer of live()) if (sniffer.wantsMore) sniffer.push(chunk);
     },
     get wantsMore() {
-      return sniffers.some((sniffer) => sniffer.wantsMore);
+      return live().some((sniffer) => sniffer.wantsMore);
     },
     result() {
       for (const sniffer of sniffers) {

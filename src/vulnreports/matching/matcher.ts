@@ -204,9 +204,8 @@ export function toMatch(
 ): VulnerabilityMatch {
   const { pkg, advisory, events, id } = finding;
   const sameAs = finding.sameAs ?? [];
-  const ids = [id, ...findingIds(finding).filter((i) => i !== id)].filter(
-    (i, n, all) => all.indexOf(i) === n,
-  );
+  // findingIds starts with the finding's own id, so it stays first.
+  const ids = [...new Set(findingIds(finding))];
   for (const i of [...ids]) {
     for (const alias of metadata.get(i)?.aliases ?? []) if (!ids.includes(alias)) ids.push(alias);
   }

@@ -44,6 +44,14 @@ export function splitDistro(distro: string): { id: string; release: string } {
   return { id, release };
 }
 
+/** A package's purl type (`deb`, `pypi`, …), or its ecosystem when it has no purl; lower case. */
+export function packageType(
+  pkg: InstalledPackage,
+  purl = pkg.purl ? parsePackageUrl(pkg.purl) : undefined,
+): string {
+  return (purl?.type ?? pkg.ecosystem).toLowerCase();
+}
+
 /**
  * The matching target of one installed package in an image of `distro`. An apk package takes
  * Wolfi and Chainguard advisories, or Alpine ones in an Alpine image; a deb package takes its
@@ -52,7 +60,7 @@ export function splitDistro(distro: string): { id: string; release: string } {
  */
 export function packageTarget(pkg: InstalledPackage, distro: string): PackageTarget {
   const purl = pkg.purl ? parsePackageUrl(pkg.purl) : undefined;
-  const type = (purl?.type ?? pkg.ecosystem).toLowerCase();
+  const type = packageType(pkg, purl);
   const image = splitDistro(distro);
   const vendor = (purl?.namespace ?? image.id).toLowerCase();
   const names = new Set([pkg.name]);

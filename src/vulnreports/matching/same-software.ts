@@ -1,6 +1,6 @@
-import { parsePackageUrl } from "../../vulnerabilities/feeds/package-url.ts";
+import { normalisePythonName as normalName } from "../layers/python-dist-info.ts";
 import type { Finding } from "./matcher.ts";
-import type { InstalledPackage } from "./package-target.ts";
+import { type InstalledPackage, packageType } from "./package-target.ts";
 
 /** Package types of distributions, whose packages install language packages' files. */
 const OS_TYPES = new Set(["deb", "rpm", "apk"]);
@@ -16,11 +16,6 @@ const PREFIXES: Readonly<Record<string, readonly string[]>> = {
   npm: ["node-", "nodejs-"],
 };
 
-/** A name as both sides may spell it: lower case, `_` and `.` as `-` (PEP 503's rule). */
-function normalName(name: string): string {
-  return name.toLowerCase().replace(/[-_.]+/g, "-");
-}
-
 /**
  * The upstream version a distribution's version carries: without the epoch (`1:`), the
  * revision or release after the last `-` (Debian `-1+deb12u1`, rpm `-2.el9`, apk `-r0`), and
@@ -31,10 +26,6 @@ export function upstreamVersion(version: string): string {
   const dash = text.lastIndexOf("-");
   if (dash > 0) text = text.slice(0, dash);
   return text.replace(/[+~].*$/, "");
-}
-
-function purlType(pkg: InstalledPackage): string {
-  return (parsePackageUrl(pkg.purl)?.type ?? pkg.ecosystem).toLowerCase();
 }
 
 /** The keys under which a language package of `type` would find this OS package. */
@@ -70,7 +61,7 @@ function sameVulnerability(a: Finding, b: Finding): boolean {
 export function mergeSameSoftware(findings: Finding[]): Finding[] {
   const byKey = new Map<string, Finding[]>();
   const types = new Map<Finding, string>();
-  for (const finding of findings) types.set(finding, purlType(finding.pkg));
+  for (const finding of findings) types.set(finding, packageType(finding.pkg));
   const languageTypes = new Set(
     [...types.values()].filter((t) => !OS_TYPES.has(t) && PREFIXES[t] !== undefined),
   );

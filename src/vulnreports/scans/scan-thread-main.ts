@@ -12,7 +12,7 @@ import type { ScanThreadData, ThreadControl, ThreadReply, ThreadRequest } from "
 const port = parentPort;
 if (!port) throw new Error("scan-thread-main.ts runs as a worker thread");
 const data = workerData as ScanThreadData;
-const store = createMetadataStore({ ...data.store, poolSize: 2 });
+const store = createMetadataStore({ ...data.store, poolSize: 2, keepStatistics: false });
 // The server's own transactions (an advisory import, say) may hold SQLite's write lock for
 // seconds: this thread waits them out rather than failing the scan.
 const ready = (async () => {
