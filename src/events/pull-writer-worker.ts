@@ -13,7 +13,7 @@ const port = parentPort;
 if (!port) throw new Error("pull-writer-worker.ts runs as a worker thread");
 const { dataDir, databaseUrl } = workerData as PullWriterStore;
 // One connection: batches are written one at a time.
-const store = createMetadataStore({ dataDir, databaseUrl, poolSize: 1 });
+const store = createMetadataStore({ dataDir, databaseUrl, poolSize: 1, keepStatistics: false });
 // The server's own SQLite transactions (an advisory import, say) may hold the write lock for
 // seconds: this thread waits them out, while pulls go on buffering on the other side.
 const ready =

@@ -1,6 +1,10 @@
 import { Worker } from "node:worker_threads";
 import type { Kysely } from "kysely";
-import { type MetadataSchema, runInTransaction } from "../store/metadata/index.ts";
+import {
+  type MetadataSchema,
+  type MetadataStoreOptions,
+  runInTransaction,
+} from "../store/metadata/index.ts";
 import { type PullRecord, pullEventOf } from "./pull-event.ts";
 import { recordEvents } from "./record-events.ts";
 
@@ -31,10 +35,7 @@ interface Reply {
 }
 
 /** The store a worker thread opens: the server's SQLite file, or its PostgreSQL database. */
-export interface PullWriterStore {
-  dataDir: string;
-  databaseUrl?: string;
-}
+export type PullWriterStore = Pick<MetadataStoreOptions, "dataDir" | "databaseUrl">;
 
 /**
  * Writes through a worker thread with its own connection to `store` (one on PostgreSQL).

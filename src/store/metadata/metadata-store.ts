@@ -30,6 +30,11 @@ export interface MetadataStoreOptions {
   dataDir: string;
   /** PostgreSQL pool size. Default 10: enough for one replica on a small machine. */
   poolSize?: number;
+  /**
+   * Whether this store keeps the planner's statistics (ANALYZE on SQLite, VACUUM ANALYZE on
+   * PostgreSQL). Default true; a worker thread's second store leaves it to the server's.
+   */
+  keepStatistics?: boolean;
 }
 
 /** An open metadata store. */
@@ -74,7 +79,7 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
         new SqliteDialect({
           database: () => {
             const database = openSqlite(options.dataDir);
-            statistics = keepStatistics(database);
+            if (options.keepStatistics !== false) statistics = keepStatistics(database);
             dataVersion = database.prepare("PRAGMA data_version");
             dataVersion.setReturnArrays(true);
             const counted = nodeSqliteDatabase(database, () => {
@@ -87,7 +92,10 @@ export function createMetadataStore(options: MetadataStoreOptions): MetadataStor
       );
   const db = new Kysely<MetadataSchema>({ dialect });
   registerAmbient(db, dialect);
-  const postgresStatistics = pool && keepPostgresStatistics(db as Kysely<unknown>);
+  const postgresStatistics =
+    pool && options.keepStatistics !== false
+      ? keepPostgresStatistics(db as Kysely<unknown>)
+      : undefined;
   return {
     db,
     dialect: kind,
