@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { isUidp } from "../uidp/index.ts";
 import { parseByteSize } from "./byte-size.ts";
 import { type ConnectionLimits, resolveConnectionLimits } from "./connection-limits.ts";
 import { type EventsSettings, resolveEventsSettings } from "./events-settings.ts";
@@ -256,7 +257,7 @@ function validate(pick: (key: keyof ConfigInput) => string | undefined): LadingC
   ];
   // Uids only, never names: an identity's name is set through the API, so a name here would
   // let whoever may name an identity make itself an operator.
-  if (operators.some((t) => !/^[0-9a-f]{40}(\/[0-9a-f]{16})*$/.test(t))) {
+  if (!operators.every(isUidp)) {
     throw new Error("--operators must be a comma-separated list of identity uids");
   }
   const logLevel = pick("logLevel") ?? "info";

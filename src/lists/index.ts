@@ -3,4 +3,4 @@ export * from "./list-engine.ts";
 export * from "./list-query.ts";
 export * from "./order-by.ts";
 export * from "./page-token.ts";
-export { type ScopeKey, visibleTo } from "./scope-terms.ts";
+export { visibleTo } from "./scope-terms.ts";

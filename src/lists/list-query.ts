@@ -20,7 +20,8 @@ export interface ListParameters {
 /**
  * The tables a List can read: every one has uid and a parent column (parent_uid unless the
  * spec says otherwise) and, unless the spec says uncounted, is counted per parent; gc_runs,
- * the installation's, has neither and is listed uncounted to callers who see every row.
+ * the installation's, has neither and is listed only to callers who see every row
+ * (`visible.all`), whose pages need no counts.
  */
 export type ListedTable =
   | "groups"

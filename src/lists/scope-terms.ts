@@ -1,10 +1,8 @@
-import type { Expression, ExpressionBuilder, ReferenceExpression, SqlBool } from "kysely";
+import type { Expression, ReferenceExpression, SqlBool } from "kysely";
 import { sql } from "kysely";
 import { isWithin } from "../uidp/index.ts";
 import type { Visibility } from "./count-plan.ts";
-
-// biome-ignore lint/suspicious/noExplicitAny: shared by every listed table
-type AnyBuilder = ExpressionBuilder<any, any>;
+import type { AnyBuilder } from "./list-query.ts";
 
 /** How a scope term names its column: plainly, or hidden from the indexes. */
 // biome-ignore lint/suspicious/noExplicitAny: the engine is shared by every listed table

@@ -115,7 +115,6 @@ export function defineResource<T extends ListedTable, M>(
     domain,
     fields: definition.sortFields,
     defaultField: defaultOrder.split(" ")[0],
-    uncounted: definition.admit !== undefined,
   };
   const messagesOf = async (ctx: RowContext, rows: Row<T>[]): Promise<M[]> =>
     definition.hydrate ? definition.hydrate(ctx.db, rows) : rows.map(definition.toMessage);
