@@ -108,6 +108,17 @@ export async function collectGarbage(
     error: "",
   };
   try {
+    // With the lease held no other run can be under way: a row still "running" is the record
+    // of a replica that stopped mid-run, and would otherwise show as running for good.
+    await db
+      .updateTable("gc_runs")
+      .set({
+        state: "failed",
+        end_time: report.startTime,
+        error: "the replica running it stopped before it ended",
+      })
+      .where("state", "=", "running")
+      .execute();
     await db.insertInto("gc_runs").values(rowFromReport(report)).execute();
     run.onStart?.({ ...report });
     for (const step of options.beforeCollect ?? []) {
