@@ -285,8 +285,7 @@ export async function wrkManifestGets(
   if (target.token) headers.push("-H", `authorization: Bearer ${target.token}`);
   const args = [`-t${threads}`, "-c16", `-d${seconds}s`, "--timeout", "30s", ...headers];
   const { stdout } = await execFileAsync("wrk", [...args, new URL(path, target.url).href]);
-  const { rate, errors } = parseWrk(stdout);
-  return { rate, errors };
+  return parseWrk(stdout);
 }
 
 /** wrk's summary: requests/s, transfer/s in MiB, non-2xx answers and socket errors. */
